@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { configSchema, type ConfigInput, type ResolvedConfig } from './config-schema.js';
+import { interpolateEnv } from './interpolate-env.js';
+
+/** A configuration that cannot start; the message names every offending field. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface ParsedConfig {
+  config: ResolvedConfig;
+  /** Providers whose `${NAME}` references are unset: declared, but not routable (DESIGN). */
+  disabledProviders: Set<string>;
+}
+
+/**
+ * Validates a configuration object: interpolates `${NAME}`, applies defaults, checks cross-references.
+ * Throws ConfigError naming each bad field, so a bad config fails at start-up, not on the first request.
+ *
+ * @example
+ * const { config } = parseConfig({ keys: [{ key: '${TOLLGATE_KEY}', org: 'acme' }] });
+ */
+export function parseConfig(input: ConfigInput | unknown, env: NodeJS.ProcessEnv = process.env): ParsedConfig {
+  const { value, unset } = interpolateEnv(input ?? {}, env);
+  const disabledProviders = new Set<string>();
+  const fatal: string[] = [];
+  for (const ref of unset) {
+    if (ref.path[0] === 'providers' && typeof ref.path[1] === 'string') disabledProviders.add(ref.path[1]);
+    else if (ref.path[0] === 'keys' && typeof ref.path[1] === 'number') continue; // an unset key is simply absent
+    else fatal.push(`${formatPath(ref.path)}: environment variable ${ref.variable} is not set`);
+  }
+  if (fatal.length > 0) throw new ConfigError(`Invalid Tollgate configuration:\n  ${fatal.join('\n  ')}`);
+
+  const withoutUnsetKeys = dropUnsetKeys(value, unset);
+  const result = configSchema.safeParse(withoutUnsetKeys);
+  if (!result.success) throw new ConfigError(`Invalid Tollgate configuration:\n  ${formatIssues(result.error)}`);
+  const config = result.data;
+  for (const name of Object.keys(config.providers)) {
+    if (disabledProviders.has(name)) delete config.providers[name]?.apiKey;
+  }
+  checkReferences(config);
+  return { config, disabledProviders };
+}
+
+/** Reads a JSON config file; relative file paths inside it stay relative to the working directory. */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): ParsedConfig {
+  const path = resolve(file);
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`Cannot read config file ${path}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseConfig(json, env);
+}
+
+function dropUnsetKeys(value: unknown, unset: { path: (string | number)[] }[]): unknown {
+  const dropped = new Set(unset.filter((ref) => ref.path[0] === 'keys').map((ref) => ref.path[1]));
+  if (dropped.size === 0 || typeof value !== 'object' || value === null) return value;
+  const record = value as Record<string, unknown>;
+  const keys = Array.isArray(record.keys) ? record.keys.filter((_, index) => !dropped.has(index)) : record.keys;
+  return { ...record, keys };
+}
+
+function checkReferences(config: ResolvedConfig): void {
+  const problems: string[] = [];
+  for (const [alias, model] of Object.entries(config.models)) {
+    model.routes.forEach((route, index) => {
+      if (!(route.provider in config.providers) && !isDefaultProvider(route.provider)) {
+        problems.push(`models.${alias}.routes.${index}.provider: provider "${route.provider}" is not declared in "providers"`);
+      }
+    });
+  }
+  config.keys.forEach((key, index) => {
+    if (!(key.org in config.organizations)) problems.push(`keys.${index}.org: organization "${key.org}" is not declared in "organizations"`);
+  });
+  if (problems.length > 0) throw new ConfigError(`Invalid Tollgate configuration:\n  ${problems.join('\n  ')}`);
+}
+
+/** The default catalog's providers (openai, anthropic, gemini) exist even when not declared. */
+function isDefaultProvider(name: string): boolean {
+  return name === 'openai' || name === 'anthropic' || name === 'gemini';
+}
+
+function formatIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${formatPath(issue.path as (string | number)[]) || '(root)'}: ${issue.message}`).join('\n  ');
+}
+
+function formatPath(path: (string | number)[]): string {
+  return path.map(String).join('.');
+}

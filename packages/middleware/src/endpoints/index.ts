@@ -1,0 +1,16 @@
+import type { Route } from '../http/index.js';
+import type { EndpointHandler } from './request-context.js';
+import { sqlQuery } from './sql-query.js';
+import { listModels } from './models.js';
+import { chatCompletions } from './chat-completions.js';
+import { messages } from './messages.js';
+
+/** Every endpoint Tollgate serves, with the error envelope family it speaks (contract §4.2). */
+export const routes: readonly Route<EndpointHandler>[] = [
+  { method: 'POST', path: '/api/sql/query', family: 'sql', handler: sqlQuery },
+  { method: 'GET', path: '/v1/models', family: 'openai', handler: listModels },
+  { method: 'POST', path: '/v1/chat/completions', family: 'openai', handler: chatCompletions },
+  { method: 'POST', path: '/v1/messages', family: 'anthropic', handler: messages },
+];
+
+export type { RequestContext, EndpointHandler } from './request-context.js';

@@ -1,0 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorFamily } from '../errors/index.js';
+import type { Runtime } from '../runtime.js';
+
+/**
+ * Everything one request's handler needs. Built once by the dispatcher; handlers read it in a straight
+ * line (parse → authenticate → validate → resolve → adapt → admit → upstream → respond → settle).
+ */
+export interface RequestContext {
+  req: IncomingMessage & { body?: unknown };
+  res: ServerResponse;
+  runtime: Runtime;
+  family: ErrorFamily;
+  /** A body a framework parser already produced (Koa's `ctx.request.body`). */
+  parsedBody?: unknown;
+  /** Aborted when the client goes away before the response finished. */
+  signal: AbortSignal;
+}
+
+/** A route's handler. It writes the response itself; anything it throws is rendered by the dispatcher. */
+export type EndpointHandler = (ctx: RequestContext) => Promise<void>;

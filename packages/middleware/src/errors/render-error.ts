@@ -1,0 +1,72 @@
+import { errorCatalog } from './error-catalog.js';
+import type { ServiceError } from './service-error.js';
+
+/** The envelope families of contract §2.3, plus the SQL endpoint's own. */
+export type ErrorFamily = 'openai' | 'embeddings' | 'anthropic' | 'sql';
+
+export interface RenderedError {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface RenderOptions {
+  /** DESIGN: `/v1/messages` errors carry no §7.2 headers unless this switch is on. */
+  anthropicDenialHeaders?: boolean;
+}
+
+/**
+ * Renders a ServiceError into the exact envelope and headers of the endpoint family (contract §2.3, §7.2).
+ * This is the only place an error body is built.
+ *
+ * @example
+ * const { status, headers, body } = renderError(err, 'anthropic');
+ */
+export function renderError(error: ServiceError, family: ErrorFamily, options: RenderOptions = {}): RenderedError {
+  const headers = family === 'anthropic' && !options.anthropicDenialHeaders ? {} : denialHeaders(error);
+  if (error.kind === 'unauthorized' || error.kind === 'forbidden_scope') {
+    // contract §5 rule 3 / shape 4: a small JSON object with a detail field, no code.
+    return { status: 401, headers: { 'www-authenticate': 'Bearer realm="tollgate"' }, body: { detail: error.message } };
+  }
+  return { status: error.status, headers, body: renderBody(error, family) };
+}
+
+function renderBody(error: ServiceError, family: ErrorFamily): unknown {
+  const entry = errorCatalog[error.kind];
+  const message = error.expose ? error.message : 'Internal server error';
+  const { detail, param, upstreamBody } = error.options;
+
+  if (family === 'anthropic') {
+    return { type: 'error', error: { type: entry.anthropicType, message: anthropicMessage(error, message) } };
+  }
+  if (family === 'sql') {
+    if (error.kind === 'validation_failed' || error.kind === 'internal') return { detail: detail ?? message };
+    return { type: 'error', error_code: error.code ?? error.kind, error_message: message, context: {} };
+  }
+  // contract §2.3 exceptions: embeddings relay the provider's body and answer internal errors as an error object.
+  if (family === 'embeddings' && error.kind === 'upstream_error' && upstreamBody !== undefined) return upstreamBody;
+  if (family === 'embeddings' && error.kind === 'internal') {
+    return { error: { message, type: 'internal_error', param: null, code: null } };
+  }
+  if (error.kind === 'validation_failed' || error.kind === 'internal' || detail !== undefined) {
+    return { detail: detail ?? message };
+  }
+  return { error: { message, type: entry.openaiType, param: param ?? null, code: error.code } };
+}
+
+/** The Anthropic envelope has no code or detail list, so fold a validation list into the message. */
+function anthropicMessage(error: ServiceError, message: string): string {
+  const { detail } = error.options;
+  if (!Array.isArray(detail)) return message;
+  return detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; ');
+}
+
+function denialHeaders(error: ServiceError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.reason) headers['x-service-reason'] = error.reason;
+  const { retryAfterSeconds, resetAt, recoveryUrl } = error.options;
+  if (error.kind === 'rate_limited') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterSeconds ?? 1)));
+  if (error.kind === 'included_allowance_exhausted' && resetAt) headers['x-service-reset-at'] = resetAt.toISOString();
+  if (error.kind === 'wallet_empty' && recoveryUrl) headers['x-service-recovery-url'] = recoveryUrl;
+  return headers;
+}

@@ -1,0 +1,4 @@
+export { readJsonBody, type MaybeParsedRequest } from './read-body.js';
+export { sendJson } from './send.js';
+export { SseWriter } from './sse-writer.js';
+export { matchRoute, type Route, type RouteMatch } from './route-table.js';

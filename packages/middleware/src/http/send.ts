@@ -1,0 +1,19 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * Writes a complete JSON response. Headers already sent (a stream in progress) make this a no-op
+ * so that a late error can never corrupt a response.
+ *
+ * @example
+ * sendJson(res, 200, { type: 'ok', context: {} });
+ */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}

@@ -1,0 +1,15 @@
+/**
+ * @tollgate/middleware — an embeddable model gateway and SQL endpoint behind one `app.use()`.
+ *
+ * @example
+ * import { tollgate } from '@tollgate/middleware';
+ * app.use(tollgate({ keys: [{ key: process.env.TOLLGATE_KEY!, org: 'acme' }], organizations: { acme: {} } }));
+ */
+export { tollgate, type Tollgate, type TollgateOptions } from './tollgate.js';
+export { koa } from './koa.js';
+export { parseConfig, loadConfigFile, ConfigError, type ConfigInput, type ResolvedConfig } from './config/index.js';
+export { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
+export type { AdminOperations, UsageReport, Usage } from './policy/index.js';
+export type { SqlQuery, SqlResult, SqlValue, SqlParams } from './sql/sql-types.js';
+export type { Clock } from './runtime-clock.js';
+export { generateKey, hashKey } from './auth/index.js';

@@ -1,0 +1,24 @@
+import type { Tollgate } from './tollgate.js';
+
+/** The slice of a Koa context the adapter reads; typed structurally so Koa stays an optional peer. */
+interface KoaContext {
+  req: import('node:http').IncomingMessage;
+  res: import('node:http').ServerResponse;
+  request: { body?: unknown };
+  respond?: boolean;
+}
+
+/**
+ * Adapts the middleware to Koa: `(ctx, next)`. It only translates; the body `@koa/bodyparser` produced
+ * is used when present, and Koa is told not to respond itself when Tollgate did.
+ *
+ * @example
+ * app.use(koa(gate));
+ */
+export function koa(gate: Tollgate) {
+  return async function tollgateKoa(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
+    const handled = await gate.handle(ctx.req, ctx.res, ctx.request.body);
+    if (handled) ctx.respond = false;
+    else await next();
+  };
+}

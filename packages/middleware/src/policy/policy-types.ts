@@ -1,0 +1,62 @@
+import type { Principal } from '../auth/index.js';
+
+/** Token counts as metered: the provider's report when there is one, else the tokenizer's count. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What admission needs to know about a model request (DESIGN pipeline steps 7–9). */
+export interface AdmissionRequest {
+  principal: Principal;
+  alias: string;
+  billing: 'wallet' | 'included';
+  /** USD per million tokens. */
+  price: { input: number; output: number };
+  /** Prompt tokens estimated with the tokenizer, for the tokens-per-minute window. */
+  estimatedInputTokens: number;
+  /** The output budget the request may spend (its max_tokens after clamping). */
+  maxOutputTokens: number;
+}
+
+/** A request that was let in: it holds a concurrency slot until settled. */
+export interface Admission {
+  /**
+   * Settles actual usage once (later calls are ignored), appends one ledger entry, corrects the
+   * tokens-per-minute window and releases the concurrency slot. Never throws.
+   */
+  settle(usage: Usage): Promise<void>;
+}
+
+/**
+ * Rate limits, billing and metering over a store. `admit` throws a ServiceError (`policy_unavailable`,
+ * `rate_limited`, `wallet_empty`, `included_allowance_exhausted`, or `unauthorized` for a key revoked
+ * on another instance) in that order of precedence.
+ */
+export interface Policy {
+  admit(request: AdmissionRequest): Promise<Admission>;
+  close(): Promise<void>;
+}
+
+/** An organization's usage and balances, as `gate.admin.usage(org)` reports them (DESIGN "Public API"). */
+export interface UsageReport {
+  /** USD. */
+  wallet: number;
+  includedRemaining: number;
+  /** ISO 8601 instant at which included tokens refill; null without an allowance. */
+  resetAt: string | null;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** USD. */
+  costUsd: number;
+}
+
+/** The operations the CLI's `tollgate admin …` offers, also available as `gate.admin`. */
+export interface AdminOperations {
+  topUp(org: string, usd: number): Promise<{ wallet: number }>;
+  setPaymentMethod(org: string, hasPaymentMethod: boolean): Promise<void>;
+  createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }>;
+  revokeKey(keyOrId: string): Promise<boolean>;
+  usage(org: string): Promise<UsageReport>;
+}

@@ -1,0 +1,69 @@
+import type { ParsedConfig, ResolvedConfig } from './config/index.js';
+import { KeyRing } from './auth/index.js';
+import { SqlService } from './sql/index.js';
+import { createPolicy, type AdminOperations, type Policy } from './policy/index.js';
+import { Gateway } from './gateway.js';
+import type { Clock } from './runtime-clock.js';
+
+export interface RuntimeOptions {
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  /** Relative database and state files resolve against this directory. */
+  baseDir: string;
+  logger: Logger;
+}
+
+export interface Logger {
+  info(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+/**
+ * The started engines behind one `tollgate()` instance. Created once, lazily, on the first request or
+ * `ready()`; each engine starts only when first used, so an app that never calls SQL never loads sql.js.
+ */
+export class Runtime {
+  readonly config: ResolvedConfig;
+  readonly keys: KeyRing;
+  readonly gateway: Gateway;
+  #sql: Promise<SqlService> | undefined;
+  #policy: Promise<{ policy: Policy; admin: AdminOperations }> | undefined;
+
+  constructor(
+    parsed: ParsedConfig,
+    readonly options: RuntimeOptions,
+  ) {
+    this.config = parsed.config;
+    this.keys = KeyRing.fromConfig(parsed.config.keys);
+    this.gateway = new Gateway(parsed, options);
+  }
+
+  sql(): Promise<SqlService> {
+    this.#sql ??= SqlService.open(this.config.sql, { baseDir: this.options.baseDir });
+    return this.#sql;
+  }
+
+  policy(): Promise<Policy> {
+    return this.#policyAndAdmin().then((p) => p.policy);
+  }
+
+  admin(): Promise<AdminOperations> {
+    return this.#policyAndAdmin().then((p) => p.admin);
+  }
+
+  async ready(): Promise<void> {
+    await Promise.all([this.sql(), this.policy()]);
+  }
+
+  async close(): Promise<void> {
+    const closing: Promise<unknown>[] = [this.gateway.close()];
+    if (this.#sql) closing.push(this.#sql.then((sql) => sql.close()));
+    if (this.#policy) closing.push(this.#policy.then(({ policy }) => policy.close()));
+    await Promise.allSettled(closing);
+  }
+
+  #policyAndAdmin(): Promise<{ policy: Policy; admin: AdminOperations }> {
+    this.#policy ??= createPolicy({ config: this.config, keys: this.keys, clock: this.options.clock, baseDir: this.options.baseDir });
+    return this.#policy;
+  }
+}

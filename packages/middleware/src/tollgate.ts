@@ -1,0 +1,114 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseConfig, type ConfigInput } from './config/index.js';
+import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
+import { matchRoute, sendJson } from './http/index.js';
+import { routes } from './endpoints/index.js';
+import type { RequestContext } from './endpoints/request-context.js';
+import type { AdminOperations } from './policy/index.js';
+import { Runtime, type Logger } from './runtime.js';
+import { systemClock, type Clock } from './runtime-clock.js';
+
+export interface TollgateOptions {
+  /** Environment for `${NAME}` interpolation; `process.env` by default. */
+  env?: NodeJS.ProcessEnv;
+  clock?: Clock;
+  /** Directory that relative file paths in the config resolve against; the working directory by default. */
+  baseDir?: string;
+  logger?: Logger;
+}
+
+/** The connect/Express middleware with its lifecycle and admin operations (DESIGN "Public API"). */
+export interface Tollgate {
+  (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void;
+  /**
+   * Serves the request if a Tollgate route matches; resolves to false, without touching the request,
+   * when it does not (framework adapters call `next` then).
+   */
+  handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean>;
+  /** Resolves once sql.js and the policy store are up. */
+  ready(): Promise<void>;
+  /** Flushes databases and the ledger, stops workers, disconnects the store. */
+  close(): Promise<void>;
+  readonly admin: AdminOperations;
+}
+
+const consoleLogger: Logger = {
+  info: (message) => console.log(`[tollgate] ${message}`),
+  error: (message, error) => console.error(`[tollgate] ${message}`, error ?? ''),
+};
+
+/**
+ * Creates the middleware. Synchronous: the configuration is validated at once (a bad one throws a
+ * ConfigError naming the field), engines start lazily on first use.
+ *
+ * @example
+ * const gate = tollgate({ keys: [{ key: process.env.TOLLGATE_KEY!, org: 'acme' }], organizations: { acme: {} } });
+ * app.use(gate);
+ */
+export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}): Tollgate {
+  const parsed = parseConfig(config, options.env ?? process.env);
+  const logger = options.logger ?? consoleLogger;
+  let runtime: Runtime | undefined;
+  const getRuntime = () =>
+    (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger }));
+  const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
+
+  async function handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
+    const match = matchRoute(routes, req.method, req.url);
+    if (match.kind === 'none') return false;
+    if (match.kind === 'wrong-method') {
+      respondWithError(res, new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${match.allowed.join(', ')}`), match.family, { allow: match.allowed.join(', ') });
+      return true;
+    }
+    const controller = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) controller.abort();
+    };
+    res.once('close', onClose);
+    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, signal: controller.signal };
+    try {
+      await match.route.handler(ctx);
+    } catch (error) {
+      const serviceError = ServiceError.from(error);
+      if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url}`, serviceError.cause ?? serviceError);
+      if (res.headersSent) res.destroy();
+      else respondWithError(res, serviceError, match.route.family);
+    } finally {
+      res.off('close', onClose);
+    }
+    return true;
+  }
+
+  function respondWithError(res: ServerResponse, error: ServiceError, family: ErrorFamily, extraHeaders: Record<string, string> = {}): void {
+    const rendered = renderError(error, family, renderOptions);
+    sendJson(res, rendered.status, rendered.body, { ...rendered.headers, ...extraHeaders });
+  }
+
+  const middleware = function tollgate(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void {
+    handle(req, res, (req as { body?: unknown }).body).then(
+      (handled) => {
+        if (handled) return;
+        if (next) next();
+        else sendJson(res, 404, { detail: 'Not Found' });
+      },
+      (error: unknown) => (next ? next(error) : res.destroy(error as Error)),
+    );
+  } as Tollgate;
+
+  const admin: AdminOperations = {
+    topUp: async (org, usd) => (await getRuntime().admin()).topUp(org, usd),
+    setPaymentMethod: async (org, value) => (await getRuntime().admin()).setPaymentMethod(org, value),
+    createKey: async (org, scopes) => (await getRuntime().admin()).createKey(org, scopes),
+    revokeKey: async (keyOrId) => (await getRuntime().admin()).revokeKey(keyOrId),
+    usage: async (org) => (await getRuntime().admin()).usage(org),
+  };
+
+  return Object.assign(middleware, {
+    handle,
+    ready: () => getRuntime().ready(),
+    close: async () => {
+      await runtime?.close();
+    },
+    admin,
+  });
+}

@@ -1,0 +1,1 @@
+export { parseBody } from './parse-body.js';
