@@ -1,7 +1,18 @@
-// TEMPORARY seam: the model gateway (catalog, providers, upstream pool) is being written now.
 import type { ParsedConfig } from './config/index.js';
+import { Catalog } from './catalog/index.js';
+import { UpstreamClient } from './upstream/index.js';
 import type { RuntimeOptions } from './runtime.js';
+
+/** The model half of a runtime: what can be asked for (catalog) and how to reach it (upstream pool). */
 export class Gateway {
-  constructor(readonly parsed: ParsedConfig, readonly options: RuntimeOptions) {}
-  async close(): Promise<void> {}
+  readonly catalog: Catalog;
+  readonly upstream = new UpstreamClient();
+
+  constructor(parsed: ParsedConfig, options: Pick<RuntimeOptions, 'env'>) {
+    this.catalog = new Catalog(parsed, options.env);
+  }
+
+  async close(): Promise<void> {
+    await this.upstream.close();
+  }
 }

@@ -1,6 +1,36 @@
-// TEMPORARY seam: being written now as part of the model gateway.
-import { ServiceError } from '../errors/index.js';
+import { authenticate } from '../auth/index.js';
+import { readJsonBody } from '../http/index.js';
+import { parseImageDataUrl } from '../translate/index.js';
+import { parseBody } from '../validate/index.js';
+import { chatCompletionsBody } from './chat-schema.js';
+import { enforceMaxTokensCap } from './max-tokens-cap.js';
+import { runModelCall } from './model-call.js';
 import type { RequestContext } from './request-context.js';
-export async function chatCompletions(_ctx: RequestContext): Promise<void> {
-  throw new ServiceError('model_not_configured', 'not yet');
+
+/**
+ * `POST /v1/chat/completions` (OpenAI-compatible), steps 1–5 here, the rest in runModelCall.
+ *
+ * @example
+ * new OpenAI({ baseURL: 'http://127.0.0.1:8787/v1', apiKey }).chat.completions.create({ model: 'claude-sonnet', messages })
+ */
+export async function chatCompletions(ctx: RequestContext): Promise<void> {
+  const { runtime } = ctx;
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
+  const principal = authenticate(ctx.req, runtime.keys, 'models');
+  const body = parseBody(chatCompletionsBody, raw);
+  checkImageDataUrls(body.messages);
+  const model = runtime.gateway.catalog.resolve(body.model, 'chat');
+  enforceMaxTokensCap(body);
+  await runModelCall({ ctx, principal, model, protocol: 'chat', body });
+}
+
+/** Every route must see the same answer for a malformed image, so it is checked before routing. */
+function checkImageDataUrls(messages: { content?: unknown }[]): void {
+  for (const message of messages) {
+    if (!Array.isArray(message.content)) continue;
+    for (const part of message.content as { type: string; image_url?: { url?: unknown } }[]) {
+      const url = part.type === 'image_url' ? part.image_url?.url : undefined;
+      if (typeof url === 'string' && url.startsWith('data:')) parseImageDataUrl(url);
+    }
+  }
 }

@@ -1,6 +1,23 @@
-// TEMPORARY seam: being written now as part of the model gateway.
-import { ServiceError } from '../errors/index.js';
+import { authenticate } from '../auth/index.js';
+import { readJsonBody } from '../http/index.js';
+import { parseBody } from '../validate/index.js';
+import { enforceMaxTokensCap } from './max-tokens-cap.js';
+import { messagesBody } from './messages-schema.js';
+import { runModelCall } from './model-call.js';
 import type { RequestContext } from './request-context.js';
-export async function messages(_ctx: RequestContext): Promise<void> {
-  throw new ServiceError('model_not_configured', 'not yet');
+
+/**
+ * `POST /v1/messages` (Anthropic-compatible); every error answers in the Anthropic envelope.
+ *
+ * @example
+ * new Anthropic({ baseURL: 'http://127.0.0.1:8787', apiKey }).messages.create({ model: 'gpt-4o', max_tokens: 256, messages })
+ */
+export async function messages(ctx: RequestContext): Promise<void> {
+  const { runtime } = ctx;
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
+  const principal = authenticate(ctx.req, runtime.keys, 'models');
+  const body = parseBody(messagesBody, raw);
+  const model = runtime.gateway.catalog.resolve(body.model, 'chat');
+  enforceMaxTokensCap(body);
+  await runModelCall({ ctx, principal, model, protocol: 'messages', body });
 }

@@ -1,0 +1,197 @@
+import { adaptParams, adaptationHeaders, type Adaptation } from '../adapt/index.js';
+import type { Principal } from '../auth/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import { ServiceError } from '../errors/index.js';
+import { SseWriter, sendJson } from '../http/index.js';
+import type { Admission, Usage } from '../policy/index.js';
+import { baseUrlOf, codecFor, forwardAnthropicHeaders, providerWires, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
+import { countTokens, estimateInputTokens } from '../tokenize/index.js';
+import { UpstreamFailure, readSseEvents, withRetries, type UpstreamResponse } from '../upstream/index.js';
+import type { RequestContext } from './request-context.js';
+
+/** A request that passed steps 1–5 and is ready to be adapted, admitted and sent upstream. */
+export interface ModelCall {
+  ctx: RequestContext;
+  principal: Principal;
+  model: CatalogModel;
+  protocol: ClientProtocol;
+  body: Record<string, unknown>;
+}
+
+/** One route, with the body adapted for it (adaptation depends on the provider, so it is per route). */
+interface RoutePlan {
+  codec: Codec;
+  target: RouteTarget;
+  body: Record<string, unknown>;
+  adaptation: Adaptation;
+  retries: number;
+  timeoutMs: number;
+}
+
+const DEFAULT_OUTPUT_BUDGET = 4_096;
+
+/**
+ * Steps 6–11 of the pipeline, in order: adapt → admit (limits, billing) → upstream with retries and
+ * failover → respond (JSON or SSE) → settle the metered usage exactly once, whatever happened.
+ *
+ * @example
+ * await runModelCall({ ctx, principal, model, protocol: 'chat', body });
+ */
+export async function runModelCall(call: ModelCall): Promise<void> {
+  const plans = call.model.routes.map((route) => planRoute(call, route));
+  const primary = plans[0]!;
+  const estimatedInputTokens = estimateInputTokens(call.body);
+  const admission = await admit(call, primary, estimatedInputTokens);
+  const meter = new Meter(estimatedInputTokens);
+  try {
+    await serveWithFailover(call, plans, meter);
+  } finally {
+    await admission.settle(meter.usage());
+  }
+}
+
+function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): RoutePlan {
+  const codec = codecFor(call.protocol, route.provider.kind);
+  const { config } = call.model;
+  const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
+  const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
+  return { codec, target, body, adaptation, retries: route.provider.maxRetries, timeoutMs: route.provider.timeoutMs };
+}
+
+async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
+  let policy;
+  try {
+    policy = await call.ctx.runtime.policy();
+  } catch (error) {
+    // contract §7.1: access that cannot be verified is refused, never run unmetered.
+    throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
+  }
+  const { config, alias } = call.model;
+  const budget = plan.codec.outputLimitFields.map((field) => plan.body[field]).find((value) => typeof value === 'number') as number | undefined;
+  return policy.admit({
+    principal: call.principal,
+    alias,
+    billing: config.billing,
+    price: config.price,
+    estimatedInputTokens,
+    maxOutputTokens: budget ?? config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET,
+  });
+}
+
+/** Tries each route in failover order; only transient failures move on, and only before output began. */
+async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Meter): Promise<void> {
+  let lastFailure: UpstreamFailure | undefined;
+  for (const plan of plans) {
+    try {
+      await withRetries(() => attempt(call, plan, meter), {
+        retries: plan.retries,
+        baseMs: 200,
+        maxMs: 4_000,
+        signal: call.ctx.signal,
+        classify: (error) => ({
+          transient: error instanceof UpstreamFailure && error.transient,
+          retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined,
+        }),
+      });
+      return;
+    } catch (error) {
+      if (call.ctx.signal.aborted) return;
+      if (!(error instanceof UpstreamFailure) || !error.transient) throw toServiceError(error);
+      lastFailure = error;
+    }
+  }
+  throw toServiceError(lastFailure);
+}
+
+async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<void> {
+  const { provider } = plan.target;
+  const wire = providerWires[provider.kind];
+  const stream = plan.body.stream === true;
+  const response = await call.ctx.runtime.gateway.upstream.post({
+    url: baseUrlOf(provider) + plan.codec.upstreamPath(plan.target, stream),
+    headers: { ...provider.headers, ...wire.authHeaders(provider.apiKey), ...(provider.kind === 'anthropic' ? forwardAnthropicHeaders(call.ctx.req.headers) : {}) },
+    body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
+    timeoutMs: plan.timeoutMs,
+    signal: call.ctx.signal,
+    parseError: wire.parseError,
+  });
+  const headers = adaptationHeaders(plan.adaptation);
+  if (stream) await relayStream(call, plan, response, headers, meter);
+  else await relayJson(call, plan, response, headers, meter);
+}
+
+async function relayJson(call: ModelCall, plan: RoutePlan, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
+  let upstreamBody: unknown;
+  try {
+    upstreamBody = await response.body.json();
+  } catch (error) {
+    throw new UpstreamFailure('Upstream provider sent an unreadable response', { cause: error });
+  }
+  const { body, usage } = plan.codec.response(upstreamBody, plan.target);
+  meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
+  sendJson(call.ctx.res, 200, body, headers);
+}
+
+/**
+ * Bytes → SSE events → translated client events → SSE writer. Before the first client byte a failure
+ * is thrown (and may be retried); after it, the stream ends abnormally with no invented events.
+ */
+async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
+  const writer = new SseWriter(call.ctx.res, headers);
+  const translator = plan.codec.stream(plan.target, plan.body);
+  const send = async (events: ReturnType<typeof translator.push>) => {
+    for (const event of events) await writer.send(event.data, event.event);
+  };
+  try {
+    for await (const event of readSseEvents(response.body)) await send(translator.push(event));
+    await send(translator.end());
+    meter.record(translator.usage(), translator.text(), true);
+    writer.end();
+  } catch (error) {
+    response.body.destroy();
+    if (!writer.started && !call.ctx.signal.aborted) throw new UpstreamFailure('Upstream stream failed before any output', { cause: error });
+    // Partial output reached (or was meant for) the client: it is billed (contract §1).
+    meter.record(translator.usage(), translator.text(), false);
+    writer.abort();
+  }
+}
+
+function toServiceError(error: unknown): ServiceError {
+  if (!(error instanceof UpstreamFailure)) return ServiceError.from(error);
+  if (error.unreachable) return new ServiceError('upstream_unreachable', error.message, { cause: error });
+  // contract §2.3: relayed errors carry type api_error with the provider's own message and status.
+  return new ServiceError('upstream_error', error.message, { status: error.details.status, code: error.details.code, upstreamBody: error.details.body, cause: error });
+}
+
+/** Plain text of a client-family response, for counting output tokens when the provider reported none. */
+function outputTextOf(body: unknown): string {
+  const chat = body as { choices?: { message?: { content?: string | null; tool_calls?: { function: { arguments: string } }[] } }[] };
+  if (Array.isArray(chat.choices)) {
+    const message = chat.choices[0]?.message;
+    return (message?.content ?? '') + (message?.tool_calls ?? []).map((c) => c.function.arguments).join('');
+  }
+  const messages = body as { content?: { text?: string; input?: unknown }[] };
+  return (messages.content ?? []).map((block) => block.text ?? JSON.stringify(block.input ?? '')).join('');
+}
+
+/**
+ * What a request will be billed: the provider's report when it gave one, else the tokenizer's count of
+ * the prompt and of the output text. For an unfinished stream the larger of report and count is
+ * taken, since the provider's running count lags what was already delivered.
+ */
+class Meter {
+  #usage: Usage = { inputTokens: 0, outputTokens: 0 };
+
+  constructor(private readonly estimatedInputTokens: number) {}
+
+  record(seen: SeenUsage, text: string, finished: boolean): void {
+    const counted = countTokens(text);
+    const inputTokens = seen.reported && seen.inputTokens > 0 ? seen.inputTokens : this.estimatedInputTokens;
+    const outputTokens = seen.reported && finished ? seen.outputTokens : Math.max(seen.outputTokens, counted);
+    this.#usage = { inputTokens, outputTokens };
+  }
+
+  usage(): Usage {
+    return this.#usage;
+  }
+}

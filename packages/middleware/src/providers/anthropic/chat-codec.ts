@@ -1,0 +1,55 @@
+import { MessagesToChatStream, chatToMessagesRequest, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { messagesUsage } from './messages-codec.js';
+import { anthropicParamsForChatClients } from './params.js';
+
+/** A chat client on an Anthropic route: translated both ways through the messages format. */
+export const anthropicChatCodec: Codec = {
+  params: anthropicParamsForChatClients,
+  outputLimitFields: ['max_tokens', 'max_completion_tokens'],
+  upstreamPath: () => '/v1/messages',
+  request: (body, target) => chatToMessagesRequest(body as ChatRequest, target.model, target.defaultMaxTokens),
+  response(upstream, target) {
+    const message = upstream as MessagesResponse;
+    return { body: messagesToChatResponse(message, target.alias), usage: messagesUsage(message.usage) };
+  },
+  stream(target, clientBody) {
+    const includeUsage = (clientBody.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    return new MessagesToChatTranslator(target.alias, includeUsage);
+  },
+};
+
+class MessagesToChatTranslator implements StreamTranslator {
+  readonly #translate: MessagesToChatStream;
+  #stopped = false;
+  #reported = false;
+  #text = '';
+
+  constructor(alias: string, includeUsage: boolean) {
+    this.#translate = new MessagesToChatStream(alias, { includeUsage });
+  }
+
+  push(event: { data: string }): ClientEvent[] {
+    const data = JSON.parse(event.data) as AnthropicEvent;
+    if (data.type === 'message_start' || data.type === 'message_delta') this.#reported = true;
+    if (data.type === 'message_stop') this.#stopped = true;
+    if (data.type === 'error') throw new IncompleteStream(`upstream stream error: ${JSON.stringify(data.error)}`);
+    const chunks = this.#translate.push(data);
+    for (const chunk of chunks) this.#text += chunk.choices[0]?.delta.content ?? '';
+    return chunks.map((chunk) => ({ data: chunk }));
+  }
+
+  end(): ClientEvent[] {
+    if (!this.#stopped) throw new IncompleteStream('upstream messages stream ended without message_stop');
+    return [{ data: '[DONE]' }];
+  }
+
+  usage(): SeenUsage {
+    const usage = this.#translate.usage;
+    return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: this.#reported };
+  }
+
+  text(): string {
+    return this.#text;
+  }
+}

@@ -1,0 +1,29 @@
+import { unsupported, type ParamTable } from '../../adapt/index.js';
+
+/** Anthropic messages parameters and their ranges (docs.anthropic.com API reference). */
+export const anthropicMessagesParams: ParamTable = {
+  temperature: { min: 0, max: 1 },
+  top_p: { min: 0, max: 1 },
+  top_k: { min: 0 },
+};
+
+/** A chat client on an Anthropic route: OpenAI parameters that messages cannot take. */
+export const anthropicParamsForChatClients: ParamTable = {
+  temperature: { min: 0, max: 1 },
+  top_p: { min: 0, max: 1 },
+  // Anthropic answers one candidate per request.
+  n: { min: 1, max: 1 },
+  logit_bias: unsupported,
+  logprobs: unsupported,
+  top_logprobs: unsupported,
+  presence_penalty: unsupported,
+  frequency_penalty: unsupported,
+  seed: unsupported,
+  response_format: unsupported,
+  service_tier: unsupported,
+  prediction: unsupported,
+  modalities: unsupported,
+  audio: unsupported,
+  reasoning_effort: unsupported,
+  store: unsupported,
+};

@@ -1,0 +1,57 @@
+import type { ParamTable } from '../adapt/index.js';
+import type { ProviderConfig } from '../config/index.js';
+
+/** The two client protocols Tollgate speaks for generation (contract §4.2). */
+export type ClientProtocol = 'chat' | 'messages';
+
+/** One SSE event for the client: `event` names it (Anthropic family), `data` is JSON or `[DONE]`. */
+export interface ClientEvent {
+  event?: string;
+  data: unknown;
+}
+
+/** Usage as a codec saw it; `reported` is false when the provider sent none. */
+export interface SeenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  reported: boolean;
+}
+
+/**
+ * A stream translator: upstream SSE events in, client events out. It knows whether the upstream
+ * ended normally; `end()` returns the closing events or throws when the generation did not finish.
+ */
+export interface StreamTranslator {
+  push(event: { event?: string; data: string }): ClientEvent[];
+  end(): ClientEvent[];
+  usage(): SeenUsage;
+  /** Text sent to the client so far, for metering when the provider reports no usage. */
+  text(): string;
+}
+
+export interface RouteTarget {
+  provider: ProviderConfig;
+  model: string;
+  alias: string;
+  /** Output budget when the client gave none and the provider requires one (Anthropic). */
+  defaultMaxTokens: number;
+}
+
+/**
+ * How one client protocol is served by one provider kind: the parameter table adaptation applies,
+ * the upstream request, the response conversion and the stream translation.
+ */
+export interface Codec {
+  params: ParamTable;
+  /** The field holding the output budget in the client's body. */
+  outputLimitFields: readonly string[];
+  upstreamPath(target: RouteTarget, stream: boolean): string;
+  request(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string | string[] | undefined>): unknown;
+  response(upstream: unknown, target: RouteTarget): { body: unknown; usage: SeenUsage };
+  stream(target: RouteTarget, clientBody: Record<string, unknown>): StreamTranslator;
+}
+
+/** Thrown by `StreamTranslator.end()` when the upstream stream ended without finishing the generation. */
+export class IncompleteStream extends Error {
+  override readonly name = 'IncompleteStream';
+}

@@ -1,0 +1,80 @@
+import { countTokens } from '../../tokenize/index.js';
+import type { ChatChunk, ChatCompletion } from '../../translate/index.js';
+import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { openaiChatParams } from './params.js';
+
+/**
+ * A chat client on an OpenAI-kind route: a native relay. Unknown fields pass through untouched (so
+ * vLLM or Ollama extensions keep working); only `model` and, for streams, usage reporting change.
+ */
+export const openaiChatCodec: Codec = {
+  params: openaiChatParams,
+  outputLimitFields: ['max_tokens', 'max_completion_tokens'],
+  upstreamPath: () => '/chat/completions',
+  request(body, target) {
+    const upstream: Record<string, unknown> = { ...body, model: target.model };
+    // Metering needs stream usage; the client sees the usage chunk only if it asked (see the translator).
+    if (body.stream === true) upstream.stream_options = { ...(body.stream_options as object | undefined), include_usage: true };
+    return upstream;
+  },
+  response(upstream, target) {
+    const completion = { ...(upstream as ChatCompletion), model: target.alias };
+    return { body: completion, usage: chatUsage(completion.usage) };
+  },
+  stream(target, clientBody) {
+    const wantsUsage = (clientBody.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    return new ChatRelayStream(target.alias, wantsUsage);
+  },
+};
+
+/** Relays chat chunks, renaming the model and holding back the usage chunk the client did not ask for. */
+export class ChatRelayStream implements StreamTranslator {
+  #finished = false;
+  #text = '';
+  #usage: SeenUsage = { inputTokens: 0, outputTokens: 0, reported: false };
+
+  constructor(
+    private readonly alias: string,
+    private readonly wantsUsage: boolean,
+  ) {}
+
+  push(event: { data: string }): ClientEvent[] {
+    if (event.data === '[DONE]') return [];
+    const chunk = JSON.parse(event.data) as ChatChunk;
+    chunk.model = this.alias;
+    if (chunk.usage) this.#usage = chatUsage(chunk.usage);
+    for (const choice of chunk.choices ?? []) {
+      if (typeof choice.delta?.content === 'string') this.#text += choice.delta.content;
+      for (const call of choice.delta?.tool_calls ?? []) this.#text += call.function?.arguments ?? '';
+      if (choice.finish_reason) this.#finished = true;
+    }
+    const isUsageOnly = (chunk.choices ?? []).length === 0 && chunk.usage;
+    if (isUsageOnly && !this.wantsUsage) return [];
+    if (!this.wantsUsage && chunk.usage !== undefined) delete chunk.usage;
+    return [{ data: chunk }];
+  }
+
+  end(): ClientEvent[] {
+    if (!this.#finished) throw new IncompleteStream('upstream chat stream ended without a finish_reason');
+    return [{ data: '[DONE]' }];
+  }
+
+  usage(): SeenUsage {
+    return this.#usage;
+  }
+
+  text(): string {
+    return this.#text;
+  }
+}
+
+export function chatUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): SeenUsage {
+  if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
+  return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0, reported: true };
+}
+
+/** Output tokens of a completion's text when the provider reported none. */
+export function countCompletionTokens(completion: ChatCompletion): number {
+  const message = completion.choices[0]?.message;
+  return countTokens((message?.content ?? '') + (message?.tool_calls ?? []).map((c) => c.function.arguments).join(''));
+}

@@ -1,0 +1,43 @@
+import type { ProviderConfig } from '../config/index.js';
+
+/** How to reach one kind of provider: endpoint paths, authentication, and its error body's shape. */
+export interface ProviderWire {
+  defaultBaseUrl: string;
+  authHeaders(apiKey: string | undefined): Record<string, string>;
+  /** The provider's message and code from its error body; best-effort, the body may not be JSON. */
+  parseError(body: unknown): { message?: string; code?: string };
+}
+
+type ErrorBody = { error?: { message?: unknown; code?: unknown; type?: unknown; status?: unknown } };
+
+function errorFields(body: unknown, codeField: 'code' | 'type' | 'status'): { message?: string; code?: string } {
+  const error = (body as ErrorBody | null)?.error;
+  return {
+    message: typeof error?.message === 'string' ? error.message : undefined,
+    code: typeof error?.[codeField] === 'string' ? (error[codeField] as string) : undefined,
+  };
+}
+
+/** The three wire dialects; any OpenAI-compatible server (Ollama, vLLM, llama.cpp) is `openai`. */
+export const providerWires: Record<ProviderConfig['kind'], ProviderWire> = {
+  openai: {
+    defaultBaseUrl: 'https://api.openai.com/v1',
+    authHeaders: (apiKey): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    parseError: (body) => errorFields(body, 'code'),
+  },
+  anthropic: {
+    defaultBaseUrl: 'https://api.anthropic.com',
+    authHeaders: (apiKey) => ({ 'anthropic-version': '2023-06-01', ...(apiKey ? { 'x-api-key': apiKey } : {}) }),
+    parseError: (body) => errorFields(body, 'type'),
+  },
+  gemini: {
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+    authHeaders: (apiKey): Record<string, string> => (apiKey ? { 'x-goog-api-key': apiKey } : {}),
+    parseError: (body) => errorFields(body, 'status'),
+  },
+};
+
+/** The provider's base URL without a trailing slash, following each vendor SDK's convention. */
+export function baseUrlOf(provider: ProviderConfig): string {
+  return (provider.baseUrl ?? providerWires[provider.kind].defaultBaseUrl).replace(/\/+$/, '');
+}

@@ -1,0 +1,1 @@
+export { countTokens, estimateInputTokens } from './count-tokens.js';

@@ -1,0 +1,80 @@
+import { inputTokensOf } from './convert-response.js';
+import { finishReasonFromStopReason } from './map-stop-reason.js';
+import type { AnthropicEvent, ChatChunk, ChatChunkDelta, ChatUsage } from './wire-types.js';
+
+/**
+ * Anthropic SSE events → OpenAI chat chunks. The `finish_reason` chunk is emitted only on
+ * `message_stop`, so an upstream stream that breaks never looks finished (DESIGN "Streaming").
+ *
+ * @example
+ * const translate = new MessagesToChatStream('claude-sonnet', { includeUsage: false });
+ * for (const event of events) for (const chunk of translate.push(event)) write(chunk);
+ */
+export class MessagesToChatStream {
+  #id = 'chatcmpl-tollgate';
+  #created = Math.floor(Date.now() / 1000);
+  #toolIndexByBlock = new Map<number, number>();
+  #finishReason = 'stop';
+  #usage: ChatUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+  constructor(
+    private readonly alias: string,
+    private readonly options: { includeUsage: boolean },
+  ) {}
+
+  push(event: AnthropicEvent): ChatChunk[] {
+    switch (event.type) {
+      case 'message_start': {
+        const message = event.message as { id: string; usage?: { input_tokens?: number } };
+        this.#id = `chatcmpl-${message.id}`;
+        this.#setUsage(inputTokensOf(message.usage ?? {}), 0);
+        return [this.#chunk({ role: 'assistant', content: '' })];
+      }
+      case 'content_block_start': {
+        const block = event.content_block as { type: string; id?: string; name?: string };
+        if (block.type !== 'tool_use') return [];
+        const index = this.#toolIndexByBlock.size;
+        this.#toolIndexByBlock.set(event.index as number, index);
+        return [this.#chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
+      }
+      case 'content_block_delta': {
+        const delta = event.delta as { type: string; text?: string; partial_json?: string };
+        if (delta.type === 'text_delta') return [this.#chunk({ content: delta.text ?? '' })];
+        if (delta.type === 'input_json_delta') {
+          const index = this.#toolIndexByBlock.get(event.index as number) ?? 0;
+          return [this.#chunk({ tool_calls: [{ index, function: { arguments: delta.partial_json ?? '' } }] })];
+        }
+        return [];
+      }
+      case 'message_delta': {
+        const delta = event.delta as { stop_reason?: string | null };
+        const usage = event.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+        this.#finishReason = finishReasonFromStopReason(delta.stop_reason);
+        // message_delta may revise input tokens (recorded fixture anthropic-message-delta-input-tokens).
+        this.#setUsage(usage?.input_tokens ?? this.#usage.prompt_tokens, usage?.output_tokens ?? this.#usage.completion_tokens);
+        return [];
+      }
+      case 'message_stop': {
+        const finish = this.#chunk({}, this.#finishReason);
+        if (!this.options.includeUsage) return [finish];
+        return [finish, { ...this.#chunk({}), choices: [], usage: { ...this.#usage } }];
+      }
+      case 'error':
+        throw new Error(`upstream stream error: ${JSON.stringify(event.error)}`);
+      default:
+        return [];
+    }
+  }
+
+  get usage(): ChatUsage {
+    return this.#usage;
+  }
+
+  #setUsage(input: number, output: number): void {
+    this.#usage = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  }
+
+  #chunk(delta: ChatChunkDelta, finishReason: string | null = null): ChatChunk {
+    return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.alias, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The slices of the OpenAI chat and Anthropic messages wire formats that translation reads and writes.
+ * Bodies are validated at the boundary (endpoints/*-schema.ts); these types describe what passed.
+ */
+export type Json = Record<string, unknown>;
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+  content?: string | ChatContentPart[] | null;
+  name?: string;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+}
+
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
+  | { type: string; [key: string]: unknown };
+
+export interface ChatRequest extends Json {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+}
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export interface ChatCompletion extends Json {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[]; refusal?: string | null }; finish_reason: string | null; logprobs?: unknown }[];
+  usage?: ChatUsage;
+}
+
+export interface ChatChunkDelta {
+  role?: 'assistant';
+  content?: string | null;
+  tool_calls?: { index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }[];
+}
+
+export interface ChatChunk extends Json {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: { index: number; delta: ChatChunkDelta; finish_reason: string | null; logprobs?: unknown }[];
+  usage?: ChatUsage | null;
+}
+
+export type AnthropicBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content?: string | AnthropicBlock[]; is_error?: boolean }
+  | { type: string; [key: string]: unknown };
+
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: string | AnthropicBlock[];
+}
+
+export interface MessagesRequest extends Json {
+  model: string;
+  max_tokens: number;
+  messages: AnthropicMessage[];
+  system?: string | { type: 'text'; text: string }[];
+  stream?: boolean;
+}
+
+export interface AnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+export interface MessagesResponse extends Json {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: AnthropicBlock[];
+  stop_reason: string | null;
+  stop_sequence: string | null;
+  usage: AnthropicUsage;
+}
+
+/** One Anthropic SSE event: its `type` doubles as the SSE event name. */
+export interface AnthropicEvent extends Json {
+  type: string;
+}

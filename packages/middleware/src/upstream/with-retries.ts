@@ -1,0 +1,50 @@
+/** Why an attempt failed, as the retry decorator needs to know it. */
+export interface AttemptFailure {
+  /** Transient failures (429, 5xx, 529, reset or refused connections) are worth another attempt. */
+  transient: boolean;
+  /** Provider's `Retry-After`, in milliseconds, when it sent one. */
+  retryAfterMs?: number;
+}
+
+export interface RetryPolicy {
+  retries: number;
+  baseMs: number;
+  maxMs: number;
+  classify(error: unknown): AttemptFailure;
+  signal?: AbortSignal;
+  random?: () => number;
+}
+
+/**
+ * Runs `attempt` until it succeeds, a failure is not transient, or `retries` are used up, waiting
+ * with exponential backoff and full jitter in between (at least the provider's Retry-After, capped).
+ * The last failure is rethrown for the caller to fail over or relay.
+ *
+ * @example
+ * const response = await withRetries((n) => send(call), { retries: 2, baseMs: 250, maxMs: 4000, classify });
+ */
+export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
+  const random = policy.random ?? Math.random;
+  for (let attemptNumber = 0; ; attemptNumber++) {
+    try {
+      return await attempt(attemptNumber);
+    } catch (error) {
+      const failure = policy.classify(error);
+      if (!failure.transient || attemptNumber >= policy.retries || policy.signal?.aborted) throw error;
+      const backoff = random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attemptNumber);
+      await sleep(Math.min(policy.maxMs, Math.max(backoff, failure.retryAfterMs ?? 0)), policy.signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
