@@ -3,7 +3,7 @@ import { codecFor, IncompleteStream, type RouteTarget } from '../../../packages/
 import { recordedChunks, recordedJson } from '../../support/recorded.js';
 
 const target = (kind: 'openai' | 'anthropic'): RouteTarget => ({
-  provider: { kind, headers: {}, timeoutMs: 1000, maxRetries: 0 },
+  provider: { kind, headers: {}, timeoutMs: 1000, maxRetries: 0, retryBaseMs: 0 },
   model: 'upstream-model',
   alias: 'my-alias',
   defaultMaxTokens: 1024,

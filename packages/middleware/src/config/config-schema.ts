@@ -53,6 +53,8 @@ const provider = z
     timeoutMs: z.number().int().positive().default(120_000),
     /** Attempts per route for transient failures, before failing over to the next route. */
     maxRetries: z.number().int().min(0).max(10).default(2),
+    /** First backoff step; later ones double, with full jitter, up to 4 s or the provider's Retry-After. */
+    retryBaseMs: z.number().int().nonnegative().default(200),
   })
   .strict();
 

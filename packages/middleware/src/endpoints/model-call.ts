@@ -25,6 +25,7 @@ interface RoutePlan {
   body: Record<string, unknown>;
   adaptation: Adaptation;
   retries: number;
+  retryBaseMs: number;
   timeoutMs: number;
 }
 
@@ -55,7 +56,7 @@ function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): Rout
   const { config } = call.model;
   const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
   const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
-  return { codec, target, body, adaptation, retries: route.provider.maxRetries, timeoutMs: route.provider.timeoutMs };
+  return { codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs };
 }
 
 async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
@@ -85,7 +86,7 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
     try {
       await withRetries(() => attempt(call, plan, meter), {
         retries: plan.retries,
-        baseMs: 200,
+        baseMs: plan.retryBaseMs,
         maxMs: 4_000,
         signal: call.ctx.signal,
         classify: (error) => ({
