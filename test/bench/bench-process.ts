@@ -1,0 +1,53 @@
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** A server under test, in its own process so the load generator does not share its event loop. */
+export interface BenchProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): void;
+}
+
+/** Forks one of ./servers/*.ts (TypeScript through tsx) and waits for the port it reports. */
+export function forkServer(name: string, env: Record<string, string> = {}): Promise<BenchProcess> {
+  const child = fork(fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)), {
+    execArgv: ['--conditions=tollgate-source', '--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+    child.once('message', (message) => {
+      const { port } = message as { port: number };
+      resolve({ url: `http://127.0.0.1:${port}`, child, stop: () => child.kill() });
+    });
+  });
+}
+
+/** Starts Portkey's open-source gateway from its npm package, as its README runs it. */
+export async function startPortkey(port: number): Promise<BenchProcess> {
+  const require = createRequire(import.meta.url);
+  const entry = require.resolve('@portkey-ai/gateway/build/start-server.js');
+  const child = spawn(process.execPath, [entry, `--port=${port}`, '--headless'], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(url);
+      return { url, child, stop: () => child.kill() };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  child.kill();
+  throw new Error('Portkey gateway did not start');
+}
+
+/** Asks a forked server for its resident memory. */
+export function rssOf(server: BenchProcess): Promise<number> {
+  return new Promise((resolve) => {
+    server.child.once('message', (message) => resolve((message as { rss: number }).rss));
+    server.child.send('memory');
+  });
+}

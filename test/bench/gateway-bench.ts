@@ -1,0 +1,117 @@
+// Issue 3 benchmark: non-streaming chat completions through four fronts to one upstream, one run, one
+// load generator; then stream time-to-first-byte and memory with 1,000 open streams.
+import autocannon from 'autocannon';
+import { Agent, request } from 'undici';
+import { forkServer, rssOf, startPortkey, type BenchProcess } from './bench-process.js';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 32;
+const chatBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello.' }] });
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function load(name: string, url: string, headers: Record<string, string>, body = chatBody): Promise<Row> {
+  const result = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION, headers: { 'content-type': 'application/json', ...headers }, body });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+async function timeToFirstByte(url: string, headers: Record<string, string>, runs = 50): Promise<number> {
+  const times: number[] = [];
+  const body = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    const response = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    for await (const _ of response.body) {
+      times.push(performance.now() - start);
+      break;
+    }
+    await response.body.dump();
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+async function memoryWithOpenStreams(count: number): Promise<{ before: number; during: number }> {
+  const upstream = await forkServer('constant-upstream', { HOLD_MS: '20000' });
+  const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1` });
+  try {
+    const before = await rssOf(gateway);
+    const agent = new Agent({ connections: count + 10 });
+    const body = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const streams = await Promise.all(
+      Array.from({ length: count }, async () => {
+        const response = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001' }, body });
+        const reader = response.body[Symbol.asyncIterator]();
+        await reader.next();
+        return response;
+      }),
+    );
+    const during = await rssOf(gateway);
+    for (const stream of streams) stream.body.destroy();
+    await agent.destroy();
+    return { before, during };
+  } finally {
+    gateway.stop();
+    upstream.stop();
+  }
+}
+
+/** Runs the gateway benchmark and returns its report as Markdown. */
+export async function gatewayBench(): Promise<string> {
+  const started: BenchProcess[] = [];
+  try {
+    const upstream = await forkServer('constant-upstream');
+    started.push(upstream);
+    const upstreamV1 = `${upstream.url}/v1`;
+    const proxy = await forkServer('bare-proxy', { UPSTREAM_URL: upstreamV1 });
+    const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
+    const portkey = await startPortkey(18_000 + Math.floor(Math.random() * 1000));
+    started.push(proxy, gateway, portkey);
+    const auth = { authorization: 'Bearer tg-bench-key-0001' };
+
+    const rows = [
+      await load('direct to upstream', `${upstreamV1}/chat/completions`, {}),
+      await load('bare undici proxy', proxy.url, {}),
+      await load('Tollgate', `${gateway.url}/v1/chat/completions`, auth),
+      await load('Portkey gateway 1.15.2', `${portkey.url}/v1/chat/completions`, {
+        authorization: 'Bearer sk-bench',
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': upstreamV1,
+      }),
+    ];
+    const direct = rows[0]!;
+    const bare = rows[1]!;
+    const tollgate = rows[2]!;
+    const ttfbDirect = await timeToFirstByte(`${upstreamV1}/chat/completions`, {});
+    const ttfbTollgate = await timeToFirstByte(`${gateway.url}/v1/chat/completions`, auth);
+    for (const p of started.splice(0)) p.stop();
+    const memory = await memoryWithOpenStreams(1000);
+
+    const lines = [
+      `### Gateway: non-streaming chat completions (${CONNECTIONS} connections, ${DURATION} s each, one run)`,
+      '',
+      '| front | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs bare proxy |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p50 - direct.p50} | ${r.p99 - direct.p99} | ${((r.rps / bare.rps) * 100).toFixed(0)}% |`),
+      '',
+      `Tollgate / bare proxy throughput: ${((tollgate.rps / bare.rps) * 100).toFixed(1)}% (target ≥ 80%); p99 ${tollgate.p99} ms vs ${bare.p99} ms (target ≤ 2×).`,
+      '',
+      `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,
+      `Memory with 1,000 concurrent open streams: Tollgate RSS ${(memory.before / 2 ** 20).toFixed(0)} MiB idle → ${(memory.during / 2 ** 20).toFixed(0)} MiB (${((memory.during - memory.before) / 1000 / 1024).toFixed(1)} KiB per stream).`,
+    ];
+    return lines.join('\n');
+  } finally {
+    for (const p of started) p.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await gatewayBench());
+  process.exit(0);
+}

@@ -1,0 +1,22 @@
+// Tollgate as a user would run it: node:http with the middleware, memory store, one organization.
+import { createServer } from 'node:http';
+import { tollgate } from '@tollgate/middleware';
+
+const gate = tollgate(
+  {
+    defaultCatalog: false,
+    keys: [{ key: 'tg-bench-key-0001', org: 'bench' }],
+    organizations: { bench: { wallet: 1_000_000 } },
+    providers: { upstream: { kind: 'openai', baseUrl: process.env.UPSTREAM_URL!, apiKey: 'sk-bench' } },
+    models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: 1, output: 2 }, maxOutputTokens: 4096 } },
+    store: { kind: 'memory' },
+  },
+  { logger: { info() {}, error: (m, e) => console.error(m, e) } },
+);
+await gate.ready();
+const server = createServer(gate);
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+process.on('message', (message) => {
+  if (message === 'memory') process.send?.({ rss: process.memoryUsage().rss });
+});
