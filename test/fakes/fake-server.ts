@@ -1,0 +1,233 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** What a fake received, so tests can assert what reached upstream. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+  /** Set when the caller went away before the answer finished (Tollgate aborting upstream). */
+  aborted: boolean;
+}
+
+export interface Failure {
+  status: number;
+  times?: number;
+  message?: string;
+}
+
+/** What the next answers say; persists until changed. */
+export interface ScriptedReply {
+  text?: string;
+  toolCalls?: { name: string; arguments: unknown }[];
+}
+
+/** A request handler of one provider's wire format. */
+export type FakeHandler = (ctx: FakeContext) => Promise<void> | void;
+
+export interface FakeContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  recorded: RecordedRequest;
+  body: any;
+  url: URL;
+  fake: FakeServer;
+}
+
+/**
+ * The shared harness of the fake providers: a real HTTP server on 127.0.0.1, port 0, that records every
+ * request and fails on command (an error status N times, a drop after K stream events, refused or reset
+ * connections, a slow answer). Each provider module supplies the wire format.
+ */
+export class FakeServer {
+  readonly requests: RecordedRequest[] = [];
+  reply_: ScriptedReply = {};
+  #failures: Failure[] = [];
+  #dropAfter: number | undefined;
+  #delayMs = 0;
+  #resets = 0;
+  #server: Server | undefined;
+  #sockets = new Set<Socket>();
+  #port = 0;
+
+  constructor(
+    private readonly handler: FakeHandler,
+    readonly pathPrefix: string,
+    private readonly errorBody: (status: number, message: string) => unknown,
+  ) {}
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.#port}${this.pathPrefix}`;
+  }
+
+  async start(): Promise<this> {
+    this.#server = createServer((req, res) => void this.#handle(req, res));
+    this.#server.on('connection', (socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(this.#port, '127.0.0.1', resolve));
+    this.#port = (this.#server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** Answer the next `times` requests with the provider's real error body for `status`. */
+  failNext(failure: Failure): void {
+    for (let i = 0; i < (failure.times ?? 1); i++) this.#failures.push(failure);
+  }
+
+  /** Every following stream sends `k` events, then its socket is destroyed. */
+  dropAfterChunks(k: number | undefined): void {
+    this.#dropAfter = k;
+  }
+
+  /** Every following answer waits this long before its headers. */
+  delay(ms: number): void {
+    this.#delayMs = ms;
+  }
+
+  /** The next `times` requests get their socket destroyed without any answer. */
+  resetConnection(times = 1): void {
+    this.#resets += times;
+  }
+
+  /** Sets what the following answers say. */
+  reply(reply: ScriptedReply): void {
+    this.reply_ = reply;
+  }
+
+  /** Stops listening and drops open connections: new connections are refused until `restore()`. */
+  async refuseConnections(): Promise<void> {
+    await this.#stopListening();
+  }
+
+  async restore(): Promise<void> {
+    await this.start();
+  }
+
+  async close(): Promise<void> {
+    await this.#stopListening();
+  }
+
+  get dropAfter(): number | undefined {
+    return this.#dropAfter;
+  }
+
+  /** Sends `error` as this provider's error body. */
+  sendError(res: ServerResponse, status: number, message: string): void {
+    const body = JSON.stringify(this.errorBody(status, message));
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  async #stopListening(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = text;
+    }
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body, aborted: false };
+    this.requests.push(recorded);
+    res.on('close', () => {
+      if (!res.writableFinished) recorded.aborted = true;
+    });
+    if (this.#resets > 0) {
+      this.#resets--;
+      req.socket.destroy();
+      return;
+    }
+    if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+    const failure = this.#failures.shift();
+    if (failure) {
+      this.sendError(res, failure.status, failure.message ?? defaultMessage(failure.status));
+      return;
+    }
+    await this.handler({ req, res, recorded, body, url, fake: this });
+  }
+}
+
+function defaultMessage(status: number): string {
+  if (status === 429) return 'Rate limit reached for requests';
+  if (status === 529) return 'Overloaded';
+  if (status >= 500) return 'The server had an error while processing your request';
+  return `Bad request (${status})`;
+}
+
+/**
+ * Writes SSE frames, honouring `dropAfterChunks`: after K frames the socket is destroyed mid-stream.
+ * Returns false once dropped, so the caller stops.
+ */
+export class FakeSse {
+  #sent = 0;
+  #dropped = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly dropAfter: number | undefined,
+  ) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  }
+
+  send(data: unknown, event?: string): boolean {
+    if (this.#dropped) return false;
+    if (this.dropAfter !== undefined && this.#sent >= this.dropAfter) {
+      this.#dropped = true;
+      // Let the frames already written reach the peer first, as on a real connection that dies mid-stream.
+      const socket = this.res.socket;
+      setTimeout(() => socket?.destroy(), 30);
+      return false;
+    }
+    this.res.write((event ? `event: ${event}\n` : '') + `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    this.#sent++;
+    return true;
+  }
+
+  end(): void {
+    if (!this.#dropped) this.res.end();
+  }
+}
+
+/**
+ * The fakes' deterministic token rule, so metering tests can predict exact numbers: every
+ * whitespace-separated word of every string in the request's messages (and system prompt) is one input
+ * token; every word of the reply is one output token.
+ */
+export function countWords(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+/** All text in a messages-like array (strings and `text` parts), joined by spaces. */
+export function textOfMessages(messages: unknown, system?: unknown): string {
+  const parts: string[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node === 'string') parts.push(node);
+    else if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      const record = node as Record<string, unknown>;
+      if (typeof record.text === 'string') parts.push(record.text);
+      if (typeof record.content === 'string' || Array.isArray(record.content)) walk(record.content);
+    }
+  };
+  walk(system);
+  walk(messages);
+  return parts.join(' ');
+}
+
+/** The default reply: echoes the last user words, so tests can see the prompt arrived. */
+export function echoReply(lastUserText: string): string {
+  return `Echo: ${lastUserText}`.trim();
+}

@@ -1,0 +1,16 @@
+/**
+ * Fake upstream providers for tests: real HTTP servers on loopback speaking OpenAI's and Anthropic's wire
+ * formats (checked against ../shared/fixtures/recorded by test/fakes-selftest), failures included.
+ *
+ * @example
+ * const openai = await startFakeOpenAI();          // baseUrl http://127.0.0.1:PORT/v1, key sk-fake-openai
+ * const anthropic = await startFakeAnthropic();    // baseUrl http://127.0.0.1:PORT,    key sk-fake-anthropic
+ * openai.failNext({ status: 529, times: 2 });      // the provider's real error body, twice
+ * anthropic.dropAfterChunks(3);                    // streams break after three events
+ * await openai.refuseConnections();                // connections refused until restore()
+ * openai.reply({ toolCalls: [{ name: 'f', arguments: { a: 1 } }] });
+ * openai.requests.at(-1)?.body;                    // what reached upstream
+ */
+export { startFakeOpenAI, FAKE_OPENAI_KEY } from './openai-fake.js';
+export { startFakeAnthropic, FAKE_ANTHROPIC_KEY } from './anthropic-fake.js';
+export { FakeServer, countWords, textOfMessages, type RecordedRequest, type Failure, type ScriptedReply } from './fake-server.js';

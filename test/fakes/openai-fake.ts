@@ -1,0 +1,98 @@
+import { FakeServer, FakeSse, countWords, echoReply, textOfMessages, type FakeContext } from './fake-server.js';
+
+export const FAKE_OPENAI_KEY = 'sk-fake-openai';
+
+const errorTypes: Record<number, string> = { 400: 'invalid_request_error', 401: 'invalid_request_error', 404: 'invalid_request_error', 429: 'requests', 500: 'server_error', 503: 'server_error' };
+
+/** OpenAI's error body: `{error: {message, type, param, code}}`. */
+function openaiError(status: number, message: string) {
+  return { error: { message, type: errorTypes[status] ?? 'server_error', param: null, code: status === 401 ? 'invalid_api_key' : status === 429 ? 'rate_limit_exceeded' : null } };
+}
+
+let sequence = 0;
+
+/**
+ * A fake OpenAI: chat completions (JSON and SSE, usage chunk only with `stream_options.include_usage`,
+ * tool calls), embeddings and the models list, with OpenAI's error bodies. Base URL ends in `/v1`.
+ *
+ * @example
+ * const openai = await startFakeOpenAI();
+ * openai.failNext({ status: 429, times: 2 });
+ */
+export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeServer> {
+  const apiKey = options.apiKey ?? FAKE_OPENAI_KEY;
+  const fake = new FakeServer((ctx) => route(ctx, apiKey), '/v1', openaiError);
+  return fake.start();
+}
+
+function route(ctx: FakeContext, apiKey: string): void {
+  const { req, res, url, fake } = ctx;
+  if (req.headers.authorization !== `Bearer ${apiKey}`) return fake.sendError(res, 401, 'Incorrect API key provided.');
+  if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return chat(ctx);
+  if (req.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(ctx);
+  if (req.method === 'GET' && url.pathname === '/v1/models') return json(ctx, { object: 'list', data: [{ id: 'gpt-4o', object: 'model', created: 1, owned_by: 'openai' }] });
+  fake.sendError(res, 404, `Unknown request URL: ${req.method} ${url.pathname}`);
+}
+
+function chat(ctx: FakeContext): void {
+  const { body, fake } = ctx;
+  const messages = (body?.messages ?? []) as { role: string; content: unknown }[];
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : []));
+  const toolCalls = (fake.reply_.toolCalls ?? []).map((call, index) => ({ id: `call_${index}_${++sequence}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
+  const promptTokens = countWords(textOfMessages(messages));
+  const completionTokens = countWords(toolCalls.length > 0 ? toolCalls.map((c) => c.function.arguments).join(' ') : text);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const id = `chatcmpl-fake${++sequence}`;
+  const created = Math.floor(Date.now() / 1000);
+  const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+  const model = String(body?.model ?? 'gpt-4o');
+
+  if (body?.stream !== true) {
+    return json(ctx, {
+      id,
+      object: 'chat.completion',
+      created,
+      model,
+      choices: [{ index: 0, message: { role: 'assistant', content: toolCalls.length > 0 ? null : text, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}), refusal: null }, logprobs: null, finish_reason: finishReason }],
+      usage,
+      system_fingerprint: 'fp_fake',
+    });
+  }
+  const sse = new FakeSse(ctx.res, fake.dropAfter);
+  const chunk = (delta: object, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(body.stream_options?.include_usage ? { usage: null } : {}) });
+  const frames: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null }, null)];
+  if (toolCalls.length > 0) {
+    toolCalls.forEach((call, index) => {
+      frames.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, null));
+      frames.push(chunk({ tool_calls: [{ index, function: { arguments: call.function.arguments } }] }, null));
+    });
+  } else {
+    for (const word of text.split(/(?<=\s)/)) frames.push(chunk({ content: word }, null));
+  }
+  frames.push(chunk({}, finishReason));
+  if (body.stream_options?.include_usage) frames.push({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage });
+  frames.push('[DONE]');
+  for (const frame of frames) if (!sse.send(frame)) return;
+  sse.end();
+}
+
+function embeddings(ctx: FakeContext): void {
+  const { body } = ctx;
+  const inputs: string[] = Array.isArray(body?.input) ? body.input.map(String) : [String(body?.input ?? '')];
+  const vector = (text: string) => Array.from({ length: 8 }, (_, i) => Number((((text.length + 1) * (i + 1)) % 97) / 97).toFixed(6)).map(Number);
+  const tokens = inputs.reduce((sum, text) => sum + countWords(text), 0);
+  const asBase64 = body?.encoding_format === 'base64';
+  json(ctx, {
+    object: 'list',
+    data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: asBase64 ? Buffer.from(new Float32Array(vector(text)).buffer).toString('base64') : vector(text) })),
+    model: String(body?.model ?? 'text-embedding-3-small'),
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+}
+
+function json(ctx: FakeContext, body: unknown): void {
+  const text = JSON.stringify(body);
+  ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  ctx.res.end(text);
+}
