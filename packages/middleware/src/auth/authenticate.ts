@@ -21,12 +21,12 @@ export function presentedKey(req: IncomingMessage): string | undefined {
  * endpoint needs — answers 401 with no code (contract §5 rule 2).
  *
  * @example
- * const principal = authenticate(req, runtime.keys, 'sql');
+ * const principal = await authenticate(req, runtime.keys, 'sql');
  */
-export function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope): Principal {
+export async function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope): Promise<Principal> {
   const key = presentedKey(req);
   if (!key) throw new ServiceError('unauthorized', 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
-  const record = keys.find(hashKey(key));
+  const record = await keys.resolve(hashKey(key));
   if (!record || record.revoked) throw new ServiceError('unauthorized', 'Invalid or revoked API key');
   if (!record.scopes.includes(scope)) throw new ServiceError('forbidden_scope', `This API key lacks the "${scope}" scope`);
   return { keyId: record.keyId, org: record.org, scopes: record.scopes };

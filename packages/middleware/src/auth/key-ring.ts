@@ -36,6 +36,7 @@ export function generateKey(): string {
  */
 export class KeyRing {
   readonly #byHash = new Map<string, KeyRecord>();
+  #remoteLookup: ((sha256: string) => Promise<KeyRecord | undefined>) | undefined;
 
   static fromConfig(keys: readonly KeyConfig[]): KeyRing {
     const ring = new KeyRing();
@@ -52,6 +53,23 @@ export class KeyRing {
 
   find(sha256: string): KeyRecord | undefined {
     return this.#byHash.get(sha256);
+  }
+
+  /**
+   * Finds a key locally, else asks the shared store (keys created on another instance). A store that
+   * cannot answer counts as "not found": the request is refused, never let through unverified.
+   */
+  async resolve(sha256: string): Promise<KeyRecord | undefined> {
+    const local = this.#byHash.get(sha256);
+    if (local || !this.#remoteLookup) return local;
+    const remote = await this.#remoteLookup(sha256).catch(() => undefined);
+    if (remote) this.add(remote);
+    return remote;
+  }
+
+  /** Lets a shared policy store answer for keys this instance has not seen. */
+  setRemoteLookup(lookup: (sha256: string) => Promise<KeyRecord | undefined>): void {
+    this.#remoteLookup = lookup;
   }
 
   /** Revokes by key id, by hash or by the key itself; answers whether anything was revoked. */

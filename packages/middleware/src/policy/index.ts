@@ -1,8 +1,9 @@
-// TEMPORARY seam until the policy issue lands: replaced wholesale by the real store-backed policy.
 export type { Policy, Admission, AdmissionRequest, Usage, AdminOperations, UsageReport } from './policy-types.js';
-import type { ResolvedConfig } from '../config/index.js';
+export { usdToMicros, microsToUsd, costMicros } from './money.js';
 import type { KeyRing } from '../auth/index.js';
+import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
+import { MemoryPolicyStore } from '../store/index.js';
 import type { AdminOperations, Policy } from './policy-types.js';
 
 export interface PolicyOptions {
@@ -12,12 +13,20 @@ export interface PolicyOptions {
   baseDir: string;
 }
 
-export async function createPolicy(_options: PolicyOptions): Promise<{ policy: Policy; admin: AdminOperations }> {
-  const unavailable = async (): Promise<never> => {
-    throw new Error('policy not wired yet');
-  };
-  return {
-    policy: { admit: unavailable, close: async () => {} },
-    admin: { topUp: unavailable, setPaymentMethod: unavailable, createKey: unavailable, revokeKey: unavailable, usage: unavailable },
-  };
+/**
+ * Starts the policy over the configured store: rate limits, billing and metering, plus the admin
+ * operations that change balances and keys.
+ *
+ * @example
+ * const { policy, admin } = await createPolicy({ config, keys, clock: systemClock, baseDir: process.cwd() });
+ */
+export async function createPolicy(options: PolicyOptions): Promise<{ policy: Policy; admin: AdminOperations }> {
+  const { config } = options;
+  if (config.store.kind === 'redis') {
+    const { RedisPolicyStore } = await import('../store/redis-policy-store.js');
+    const store = await RedisPolicyStore.connect(options);
+    return { policy: store, admin: store };
+  }
+  const store = new MemoryPolicyStore(config, options.keys, options.clock, options.baseDir);
+  return { policy: store, admin: store };
 }

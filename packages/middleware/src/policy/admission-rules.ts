@@ -1,0 +1,100 @@
+import type { OrganizationConfig } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
+import type { OrgBalances, OrgWindows } from './org-state.js';
+import { costMicros } from './money.js';
+import type { AdmissionRequest, Usage } from './policy-types.js';
+
+const MINUTE = 60_000;
+
+/**
+ * Rate limits, then billing (DESIGN pipeline steps 8–9), as one pure decision over an organization's
+ * state. Returns the 429/402 to answer, or null to admit. A store applies it atomically.
+ */
+export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, recoveryUrl: string): ServiceError | null {
+  pruneWindows(windows, now);
+  const { rpm, tpm, concurrency } = org.limits;
+  if (rpm !== undefined && windows.requestTimes.length >= rpm) {
+    return rateLimited(`requests per minute (${rpm})`, windows.requestTimes[0]! + MINUTE - now);
+  }
+  if (tpm !== undefined && windows.tokenEntries.length > 0) {
+    const used = windows.tokenEntries.reduce((sum, entry) => sum + entry.tokens, 0);
+    if (used + request.estimatedInputTokens > tpm) return rateLimited(`tokens per minute (${tpm})`, waitForTokens(windows, used + request.estimatedInputTokens - tpm, now));
+  }
+  if (concurrency !== undefined && windows.inFlight.size >= concurrency) {
+    // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
+    return rateLimited(`concurrent requests (${concurrency})`, 1_000);
+  }
+  return billingDenial(org, balances, request, recoveryUrl);
+}
+
+function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: AdmissionRequest, recoveryUrl: string): ServiceError | null {
+  const walletEmpty = () => new ServiceError('wallet_empty', 'The organization\'s wallet is empty; add credit to continue', { recoveryUrl });
+  if (request.billing === 'included' && org.included) {
+    if (balances.includedUsed < org.included.tokens) return null;
+    // contract §7.1: with a payment method ever on file, the included model draws on the wallet.
+    if (balances.paymentMethod) return balances.walletMicros > 0 ? null : walletEmpty();
+    return new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', {
+      resetAt: new Date(balances.resetAt ?? Date.now()),
+    });
+  }
+  // A negative balance (an expensive last request) blocks the next one until topped up.
+  return balances.walletMicros > 0 ? null : walletEmpty();
+}
+
+/** Records an admitted request in the windows. */
+export function recordAdmission(windows: OrgWindows, admissionId: string, request: AdmissionRequest, now: number): void {
+  windows.requestTimes.push(now);
+  windows.tokenEntries.push({ at: now, tokens: request.estimatedInputTokens, admissionId });
+  windows.inFlight.add(admissionId);
+}
+
+/** What a settlement charges: included tokens first (input, then output), the rest to the wallet at the model price. */
+export function chargeFor(org: OrganizationConfig, balances: OrgBalances, request: Pick<AdmissionRequest, 'billing' | 'price'>, usage: Usage): { includedTokens: number; costMicros: number } {
+  if (request.billing === 'included' && org.included) {
+    const remaining = Math.max(0, org.included.tokens - balances.includedUsed);
+    const fromInput = Math.min(remaining, usage.inputTokens);
+    const fromOutput = Math.min(remaining - fromInput, usage.outputTokens);
+    const overflow = { inputTokens: usage.inputTokens - fromInput, outputTokens: usage.outputTokens - fromOutput };
+    // Without a payment method there is no wallet to draw on: the request that crossed the line is not billed past it.
+    const cost = balances.paymentMethod ? costMicros(overflow, request.price) : 0;
+    return { includedTokens: fromInput + fromOutput, costMicros: cost };
+  }
+  return { includedTokens: 0, costMicros: costMicros(usage, request.price) };
+}
+
+/** Applies a settlement to balances and windows: the one place money moves for usage. */
+export function applySettlement(balances: OrgBalances, windows: OrgWindows, admissionId: string, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
+  balances.includedUsed += charge.includedTokens;
+  balances.walletMicros -= charge.costMicros;
+  balances.requests += 1;
+  balances.inputTokens += usage.inputTokens;
+  balances.outputTokens += usage.outputTokens;
+  balances.costMicros += charge.costMicros;
+  releaseSlot(windows, admissionId, usage.inputTokens + usage.outputTokens);
+}
+
+/** Frees the concurrency slot and corrects the admission-time estimate with the tokens really used. */
+export function releaseSlot(windows: OrgWindows, admissionId: string, tokensUsed: number): void {
+  windows.inFlight.delete(admissionId);
+  const entry = windows.tokenEntries.find((e) => e.admissionId === admissionId);
+  if (entry) entry.tokens = tokensUsed;
+}
+
+function pruneWindows(windows: OrgWindows, now: number): void {
+  const horizon = now - MINUTE;
+  while (windows.requestTimes.length > 0 && windows.requestTimes[0]! <= horizon) windows.requestTimes.shift();
+  while (windows.tokenEntries.length > 0 && windows.tokenEntries[0]!.at <= horizon) windows.tokenEntries.shift();
+}
+
+function waitForTokens(windows: OrgWindows, excess: number, now: number): number {
+  let freed = 0;
+  for (const entry of windows.tokenEntries) {
+    freed += entry.tokens;
+    if (freed >= excess) return entry.at + MINUTE - now;
+  }
+  return MINUTE;
+}
+
+function rateLimited(what: string, waitMs: number): ServiceError {
+  return new ServiceError('rate_limited', `Rate limit reached for ${what}; retry after the Retry-After interval`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
+}

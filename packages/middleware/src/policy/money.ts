@@ -1,0 +1,31 @@
+/**
+ * Money is integers: balances in micro-dollars (1e-6 USD), prices in pico-dollars per token (a price of
+ * USD 0.15 per million tokens is 150,000 pico-dollars per token), so every price with up to six decimals
+ * is exact and no float ever touches a balance (STYLE convention 9).
+ */
+export type Micros = number;
+
+export function usdToMicros(usd: number): Micros {
+  return Math.round(usd * 1_000_000);
+}
+
+export function microsToUsd(micros: Micros): number {
+  return micros / 1_000_000;
+}
+
+/** USD per million tokens → pico-dollars per token. */
+export function pricePerToken(usdPerMillion: number): number {
+  return Math.round(usdPerMillion * 1_000_000);
+}
+
+/**
+ * The cost of tokens at a price, rounded up to the next micro-dollar per request: a request is never
+ * billed less than it cost, and at most one micro-dollar more.
+ *
+ * @example
+ * costMicros({ inputTokens: 1000, outputTokens: 500 }, { input: 3, output: 15 }) // 10500
+ */
+export function costMicros(tokens: { inputTokens: number; outputTokens: number }, price: { input: number; output: number }): Micros {
+  const pico = tokens.inputTokens * pricePerToken(price.input) + tokens.outputTokens * pricePerToken(price.output);
+  return Math.ceil(pico / 1_000_000);
+}

@@ -1,0 +1,3 @@
+export { MemoryPolicyStore } from './memory-policy-store.js';
+export { Journal } from './journal.js';
+export type { JournalRecord } from './journal-record.js';

@@ -1,0 +1,72 @@
+import { mkdirSync, readFileSync, truncateSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/**
+ * An append-only JSON-lines file with group commit: appends that arrive while a write is in flight are
+ * written and fsynced together, and each append resolves only once its line is durable. A line torn by a
+ * crash (the last one, unterminated) is dropped on open — it was never acknowledged.
+ *
+ * @example
+ * const journal = Journal.open('data/state.json');
+ * for (const record of journal.records) replay(record);
+ * await journal.append({ t: 'topup', org: 'acme', micros: 5_000_000 });
+ */
+export class Journal<Record> {
+  readonly records: Record[];
+  #handle: Promise<FileHandle>;
+  #pending: { line: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #flushing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly file: string,
+    records: Record[],
+  ) {
+    this.records = records;
+    this.#handle = open(file, 'a');
+  }
+
+  static open<Record>(file: string): Journal<Record> {
+    mkdirSync(dirname(file), { recursive: true });
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+    if (complete.length !== text.length) truncateSync(file, Buffer.byteLength(complete));
+    const records = complete.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record);
+    return new Journal<Record>(file, records);
+  }
+
+  append(record: Record): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+      this.#flushing ??= this.#flush();
+    });
+  }
+
+  async close(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+    await (await this.#handle).close();
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#pending.length > 0) {
+        const batch = this.#pending.splice(0);
+        try {
+          const handle = await this.#handle;
+          await handle.write(batch.map((entry) => entry.line).join(''));
+          await handle.datasync();
+          for (const entry of batch) entry.resolve();
+        } catch (error) {
+          for (const entry of batch) entry.reject(error);
+        }
+      }
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+}

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { KeyRing } from '../auth/index.js';
+import type { ResolvedConfig } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
+import { admissionDenial, applySettlement, chargeFor, recordAdmission, releaseSlot } from '../policy/admission-rules.js';
+import { microsToUsd, usdToMicros } from '../policy/money.js';
+import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows } from '../policy/org-state.js';
+import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import type { Clock } from '../runtime-clock.js';
+import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
+import { Journal } from './journal.js';
+import type { JournalRecord } from './journal-record.js';
+
+/**
+ * The single-process policy store: state in memory, every change appended durably to a journal file
+ * (which is also the ledger). JavaScript runs one admission at a time, so each admission and settlement
+ * is atomic without locks; a settlement is acknowledged only after its journal line is fsynced.
+ */
+export class MemoryPolicyStore implements Policy, AdminOperations {
+  readonly #balances = new Map<string, OrgBalances>();
+  readonly #windows = new Map<string, OrgWindows>();
+  readonly #journal: Journal<JournalRecord> | undefined;
+
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly keys: KeyRing,
+    private readonly clock: Clock,
+    baseDir: string,
+  ) {
+    const now = clock.now();
+    for (const [name, org] of Object.entries(config.organizations)) {
+      this.#balances.set(name, openingBalances(org, now));
+      this.#windows.set(name, emptyWindows());
+    }
+    const file = config.store.kind === 'memory' ? config.store.file : undefined;
+    if (file) {
+      this.#journal = Journal.open<JournalRecord>(resolve(baseDir, file));
+      for (const record of this.#journal.records) this.#apply(record);
+    }
+  }
+
+  async admit(request: AdmissionRequest): Promise<Admission> {
+    const name = request.principal.org;
+    const org = this.config.organizations[name];
+    const balances = this.#balances.get(name);
+    const windows = this.#windows.get(name);
+    // One process: authentication already saw every revocation, so only the organization is checked here.
+    if (!org || !balances || !windows) throw new ServiceError('unauthorized', 'The key\'s organization no longer exists');
+    const now = this.clock.now();
+    refreshAllowance(balances, org, now);
+    const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl);
+    if (denial) throw denial;
+    const id = randomUUID();
+    recordAdmission(windows, id, request, now);
+    let settled: Promise<void> | undefined;
+    return {
+      settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage)),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.#journal?.close();
+  }
+
+  async topUp(org: string, usd: number): Promise<{ wallet: number }> {
+    const balances = this.#org(org);
+    if (!Number.isFinite(usd) || usd <= 0) throw new ServiceError('invalid_request', 'A top-up must be a positive amount of USD');
+    await this.#record({ t: 'topup', at: this.clock.now(), org, micros: usdToMicros(usd) });
+    return { wallet: microsToUsd(balances.walletMicros) };
+  }
+
+  async setPaymentMethod(org: string, value: boolean): Promise<void> {
+    this.#org(org);
+    await this.#record({ t: 'payment', at: this.clock.now(), org, value });
+  }
+
+  async createKey(org: string, scopes: ('models' | 'sql')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
+    this.#org(org);
+    const key = generateKey();
+    const keyId = KeyRingClass.newKeyId();
+    await this.#record({ t: 'key', at: this.clock.now(), keyId, org, scopes, sha256: hashKey(key) });
+    return { key, keyId };
+  }
+
+  async revokeKey(keyOrId: string): Promise<boolean> {
+    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId));
+    if (!record) return false;
+    await this.#record({ t: 'revoke', at: this.clock.now(), keyId: record.keyId });
+    return true;
+  }
+
+  async usage(org: string): Promise<UsageReport> {
+    const balances = this.#org(org);
+    const config = this.config.organizations[org]!;
+    refreshAllowance(balances, config, this.clock.now());
+    return {
+      wallet: microsToUsd(balances.walletMicros),
+      includedRemaining: config.included ? Math.max(0, config.included.tokens - balances.includedUsed) : 0,
+      resetAt: balances.resetAt === null ? null : new Date(balances.resetAt).toISOString(),
+      requests: balances.requests,
+      inputTokens: balances.inputTokens,
+      outputTokens: balances.outputTokens,
+      costUsd: microsToUsd(balances.costMicros),
+    };
+  }
+
+  /** Slots currently held by an organization's in-flight requests (tests assert they return to zero). */
+  inFlight(org: string): number {
+    return this.#windows.get(org)?.inFlight.size ?? 0;
+  }
+
+  async #settle(id: string, request: AdmissionRequest, usage: Usage): Promise<void> {
+    const org = request.principal.org;
+    const config = this.config.organizations[org]!;
+    const balances = this.#balances.get(org)!;
+    refreshAllowance(balances, config, this.clock.now());
+    const clean = { inputTokens: Math.max(0, Math.round(usage.inputTokens)), outputTokens: Math.max(0, Math.round(usage.outputTokens)) };
+    const windows = this.#windows.get(org)!;
+    if (clean.inputTokens === 0 && clean.outputTokens === 0) {
+      // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
+      releaseSlot(windows, id, 0);
+      return;
+    }
+    const charge = chargeFor(config, balances, request, clean);
+    const record: JournalRecord = { t: 'settle', id, at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros };
+    applySettlement(balances, windows, id, clean, charge);
+    // The slot is free at once; durability of the line is awaited, and a write failure is logged by the caller.
+    await this.#journal?.append(record).catch(() => undefined);
+  }
+
+  async #record(record: JournalRecord): Promise<void> {
+    await this.#journal?.append(record);
+    this.#apply(record);
+  }
+
+  /** Replays one journal line onto the state: used at start-up and for admin changes. */
+  #apply(record: JournalRecord): void {
+    switch (record.t) {
+      case 'settle': {
+        const balances = this.#balances.get(record.org);
+        const config = this.config.organizations[record.org];
+        if (!balances || !config) return;
+        refreshAllowance(balances, config, record.at);
+        applySettlement(balances, emptyWindows(), record.id, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
+        return;
+      }
+      case 'topup': {
+        const balances = this.#balances.get(record.org);
+        if (balances) balances.walletMicros += record.micros;
+        return;
+      }
+      case 'payment': {
+        const balances = this.#balances.get(record.org);
+        if (balances) balances.paymentMethod = record.value;
+        return;
+      }
+      case 'key':
+        this.keys.add({ keyId: record.keyId, org: record.org, scopes: record.scopes, sha256: record.sha256, revoked: false });
+        return;
+      case 'revoke':
+        this.keys.revoke(record.keyId);
+        return;
+    }
+  }
+
+  #org(org: string): OrgBalances {
+    const balances = this.#balances.get(org);
+    if (!balances) throw new ServiceError('invalid_request', `Unknown organization "${org}"`);
+    return balances;
+  }
+}

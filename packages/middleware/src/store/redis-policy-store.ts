@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
+import type { ResolvedConfig } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
+import { nextReset } from '../policy/allowance-period.js';
+import { microsToUsd, pricePerToken, usdToMicros } from '../policy/money.js';
+import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import type { Clock } from '../runtime-clock.js';
+import { admitScript, settleScript } from './redis-scripts.js';
+
+/** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
+const SLOT_LEASE_MS = 15 * 60_000;
+const SETTLE_RETRY_MS = 1_000;
+
+interface ScriptedRedis extends Redis {
+  tollgateAdmit(...args: (string | number)[]): Promise<string[]>;
+  tollgateSettle(...args: (string | number)[]): Promise<number>;
+}
+
+/**
+ * The multi-instance policy store: rate-limit windows, concurrency slots, balances, allowances and key
+ * revocations live in one Redis and change atomically in Lua (one round trip to admit, one to settle);
+ * the ledger is a Redis stream. Commands fail fast while Redis is away (no offline queue), so admission
+ * answers 503 policy_unavailable instead of running unmetered; settlements that could not reach Redis
+ * are retried from memory until it is back.
+ */
+export class RedisPolicyStore implements Policy, AdminOperations {
+  #pendingSettlements: (() => Promise<unknown>)[] = [];
+  #retryTimer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly redis: ScriptedRedis,
+    private readonly config: ResolvedConfig,
+    private readonly keys: KeyRing,
+    private readonly clock: Clock,
+    private readonly prefix: string,
+  ) {}
+
+  static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock }): Promise<RedisPolicyStore> {
+    const { config } = options;
+    if (config.store.kind !== 'redis') throw new Error('RedisPolicyStore needs store.kind "redis"');
+    const redis = new Redis(config.store.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: config.policyTimeoutMs,
+      connectTimeout: config.policyTimeoutMs,
+      retryStrategy: (times) => Math.min(times * 100, 1_000),
+    }) as ScriptedRedis;
+    redis.on('error', () => undefined); // surfaced per command as policy_unavailable
+    redis.defineCommand('tollgateAdmit', { numberOfKeys: 6, lua: admitScript });
+    redis.defineCommand('tollgateSettle', { numberOfKeys: 5, lua: settleScript });
+    const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix);
+    try {
+      await redis.connect();
+      await store.#initialise();
+    } catch (error) {
+      // Start anyway: admission answers policy_unavailable until Redis is reachable.
+      if (redis.status === 'ready') throw error;
+    }
+    options.keys.setRemoteLookup((sha256) => store.#lookupKey(sha256));
+    return store;
+  }
+
+  async admit(request: AdmissionRequest): Promise<Admission> {
+    const org = this.config.organizations[request.principal.org];
+    if (!org) throw new ServiceError('unauthorized', 'The key\'s organization no longer exists');
+    const now = this.clock.now();
+    const id = randomUUID();
+    const k = this.#orgKeys(request.principal.org);
+    let answer: string[];
+    try {
+      await this.#ensureInitialised();
+      answer = await this.redis.tollgateAdmit(
+        k.bal, k.rpm, k.tpm, k.tpmtok, k.slots, `${this.prefix}revoked`,
+        now, id, request.principal.keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
+        request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
+      );
+    } catch (error) {
+      throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
+    }
+    const [verdict, detail] = answer;
+    switch (verdict) {
+      case 'ok':
+        break;
+      case 'revoked':
+        throw new ServiceError('unauthorized', 'Invalid or revoked API key');
+      case 'rate':
+        throw new ServiceError('rate_limited', 'Rate limit reached; retry after the Retry-After interval', { retryAfterSeconds: Math.max(1, Math.ceil(Number(detail) / 1000)) });
+      case 'wallet':
+        throw new ServiceError('wallet_empty', 'The organization\'s wallet is empty; add credit to continue', { recoveryUrl: this.config.recoveryUrl });
+      case 'exhausted':
+        throw new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', { resetAt: new Date(Number(detail) || now) });
+      default:
+        throw new ServiceError('policy_unavailable', `Unexpected policy answer ${verdict}`);
+    }
+    let settled: Promise<void> | undefined;
+    return { settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage)) };
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.#retryTimer);
+    await this.#drainPending();
+    this.redis.disconnect();
+  }
+
+  async topUp(org: string, usd: number): Promise<{ wallet: number }> {
+    this.#requireOrg(org);
+    if (!Number.isFinite(usd) || usd <= 0) throw new ServiceError('invalid_request', 'A top-up must be a positive amount of USD');
+    await this.#ensureInitialised();
+    const micros = usdToMicros(usd);
+    const [[, wallet]] = (await this.redis.multi().hincrby(this.#orgKeys(org).bal, 'wallet', micros).xadd(`${this.prefix}ledger`, '*', 't', 'topup', 'org', org, 'micros', micros, 'at', this.clock.now()).exec()) as [[null, number]];
+    return { wallet: microsToUsd(wallet) };
+  }
+
+  async setPaymentMethod(org: string, value: boolean): Promise<void> {
+    this.#requireOrg(org);
+    await this.#ensureInitialised();
+    await this.redis.hset(this.#orgKeys(org).bal, 'payment', value ? '1' : '0');
+  }
+
+  async createKey(org: string, scopes: ('models' | 'sql')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
+    this.#requireOrg(org);
+    const key = generateKey();
+    const record: KeyRecord = { keyId: KeyRing.newKeyId(), org, scopes, sha256: hashKey(key), revoked: false };
+    await this.redis.hset(`${this.prefix}keys`, record.sha256, JSON.stringify(record));
+    this.keys.add(record);
+    return { key, keyId: record.keyId };
+  }
+
+  async revokeKey(keyOrId: string): Promise<boolean> {
+    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId));
+    if (!record) return false;
+    await this.redis.sadd(`${this.prefix}revoked`, record.keyId);
+    this.keys.revoke(record.keyId);
+    return true;
+  }
+
+  async usage(org: string): Promise<UsageReport> {
+    const config = this.#requireOrg(org);
+    await this.#ensureInitialised();
+    const bal = await this.redis.hgetall(this.#orgKeys(org).bal);
+    const now = this.clock.now();
+    const resetAt = bal.resetAt ? Number(bal.resetAt) : null;
+    const refilled = resetAt !== null && now >= resetAt;
+    return {
+      wallet: microsToUsd(Number(bal.wallet ?? 0)),
+      includedRemaining: config.included ? Math.max(0, config.included.tokens - (refilled ? 0 : Number(bal.incUsed ?? 0))) : 0,
+      resetAt: resetAt === null ? null : new Date(refilled && config.included ? nextReset(config.included, now) : resetAt).toISOString(),
+      requests: Number(bal.requests ?? 0),
+      inputTokens: Number(bal.in ?? 0),
+      outputTokens: Number(bal.out ?? 0),
+      costUsd: microsToUsd(Number(bal.cost ?? 0)),
+    };
+  }
+
+  /** Slots currently leased by an organization (tests assert they return to zero). */
+  async inFlight(org: string): Promise<number> {
+    const k = this.#orgKeys(org);
+    await this.redis.zremrangebyscore(k.slots, '-inf', this.clock.now());
+    return this.redis.zcard(k.slots);
+  }
+
+  #settle(id: string, request: AdmissionRequest, usage: Usage): Promise<void> {
+    const org = this.config.organizations[request.principal.org]!;
+    const k = this.#orgKeys(request.principal.org);
+    const now = this.clock.now();
+    const run = () =>
+      this.redis.tollgateSettle(
+        k.bal, k.tpmtok, k.slots, `${this.prefix}ledger`, `${this.prefix}settled:${id}`,
+        id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
+        pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
+        request.principal.org, request.principal.keyId, request.alias,
+      );
+    return run().then(
+      () => undefined,
+      () => this.#retryLater(run),
+    );
+  }
+
+  /** A settlement Redis could not take is kept and retried, so no metered token is lost while it is away. */
+  #retryLater(run: () => Promise<unknown>): void {
+    this.#pendingSettlements.push(run);
+    this.#retryTimer ??= setTimeout(() => {
+      this.#retryTimer = undefined;
+      void this.#drainPending();
+    }, SETTLE_RETRY_MS);
+    this.#retryTimer.unref();
+  }
+
+  async #drainPending(): Promise<void> {
+    const pending = this.#pendingSettlements.splice(0);
+    for (const run of pending) await run().catch(() => this.#retryLater(run));
+  }
+
+  #initialised = false;
+
+  async #ensureInitialised(): Promise<void> {
+    if (!this.#initialised) await this.#initialise();
+  }
+
+  /** Opening balances from the config, written once: HSETNX leaves what other instances already changed. */
+  async #initialise(): Promise<void> {
+    const now = this.clock.now();
+    const multi = this.redis.multi();
+    for (const [name, org] of Object.entries(this.config.organizations)) {
+      const bal = this.#orgKeys(name).bal;
+      multi.hsetnx(bal, 'wallet', usdToMicros(org.wallet));
+      multi.hsetnx(bal, 'payment', org.paymentMethod ? '1' : '0');
+      multi.hsetnx(bal, 'incUsed', 0);
+      multi.hsetnx(bal, 'resetAt', org.included ? nextReset(org.included, now) : '');
+    }
+    await multi.exec();
+    this.#initialised = true;
+  }
+
+  async #lookupKey(sha256: string): Promise<KeyRecord | undefined> {
+    const [json, revoked] = await Promise.all([this.redis.hget(`${this.prefix}keys`, sha256), this.redis.smembers(`${this.prefix}revoked`)]);
+    if (!json) return undefined;
+    const record = JSON.parse(json) as KeyRecord;
+    return { ...record, revoked: revoked.includes(record.keyId) };
+  }
+
+  #orgKeys(org: string) {
+    const base = `${this.prefix}org:${org}:`;
+    return { bal: `${base}bal`, rpm: `${base}rpm`, tpm: `${base}tpm`, tpmtok: `${base}tpmtok`, slots: `${base}slots` };
+  }
+
+  #requireOrg(org: string) {
+    const config = this.config.organizations[org];
+    if (!config) throw new ServiceError('invalid_request', `Unknown organization "${org}"`);
+    return config;
+  }
+}

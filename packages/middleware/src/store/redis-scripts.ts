@@ -1,0 +1,106 @@
+/**
+ * The Redis policy's two atomic steps as Lua, so limits and money hold across instances with one round
+ * trip to admit and one to settle. They implement the same rules as policy/admission-rules.ts.
+ *
+ * Keys per organization: bal (hash: wallet micros, payment, incUsed, resetAt, totals), rpm (zset of
+ * admission times), tpm (zset of admission times) + tpmtok (hash admission → tokens), slots (zset of lease
+ * expiries). Global: revoked (set of key ids), ledger (stream), settled:<id> (idempotency marker).
+ */
+
+/** KEYS: bal rpm tpm tpmtok slots revoked. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs. */
+export const admitScript = `
+local now = tonumber(ARGV[1])
+if redis.call('SISMEMBER', KEYS[6], ARGV[3]) == 1 then return {'revoked'} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 60000)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
+if #expired > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
+  redis.call('HDEL', KEYS[4], unpack(expired))
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+local rpm = tonumber(ARGV[4])
+if rpm > 0 and redis.call('ZCARD', KEYS[2]) >= rpm then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {'rate', tostring(tonumber(oldest[2]) + 60000 - now)}
+end
+local tpm = tonumber(ARGV[5])
+local est = tonumber(ARGV[7])
+if tpm > 0 then
+  local entries = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+  local used = 0
+  for i = 1, #entries, 2 do used = used + tonumber(redis.call('HGET', KEYS[4], entries[i]) or '0') end
+  if #entries > 0 and used + est > tpm then
+    local excess = used + est - tpm
+    local freed = 0
+    local wait = 60000
+    for i = 1, #entries, 2 do
+      freed = freed + tonumber(redis.call('HGET', KEYS[4], entries[i]) or '0')
+      if freed >= excess then wait = tonumber(entries[i + 1]) + 60000 - now break end
+    end
+    return {'rate', tostring(wait)}
+  end
+end
+local conc = tonumber(ARGV[6])
+if conc > 0 and redis.call('ZCARD', KEYS[5]) >= conc then return {'rate', '1000'} end
+local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
+if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then
+  redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[10])
+  resetAt = ARGV[10]
+end
+local wallet = tonumber(redis.call('HGET', KEYS[1], 'wallet') or '0')
+local payment = redis.call('HGET', KEYS[1], 'payment') == '1'
+local incTokens = tonumber(ARGV[9])
+if ARGV[8] == 'included' and incTokens >= 0 then
+  local incUsed = tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0')
+  if incUsed >= incTokens then
+    if not payment then return {'exhausted', resetAt or ''} end
+    if wallet <= 0 then return {'wallet'} end
+  end
+elseif wallet <= 0 then
+  return {'wallet'}
+end
+redis.call('ZADD', KEYS[2], now, ARGV[2])
+redis.call('ZADD', KEYS[3], now, ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[2], est)
+redis.call('ZADD', KEYS[5], now + tonumber(ARGV[11]), ARGV[2])
+return {'ok'}
+`;
+
+/**
+ * KEYS: bal tpmtok slots ledger settledMarker.
+ * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias.
+ * Returns the cost in micro-dollars, or -1 when this admission was already settled.
+ */
+export const settleScript = `
+if not redis.call('SET', KEYS[5], '1', 'NX', 'EX', 86400) then return -1 end
+local now = tonumber(ARGV[8])
+local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
+if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
+local inT = tonumber(ARGV[2])
+local outT = tonumber(ARGV[3])
+local incTokens = tonumber(ARGV[5])
+local included = 0
+local chargeIn = inT
+local chargeOut = outT
+if ARGV[4] == 'included' and incTokens >= 0 then
+  local remaining = math.max(0, incTokens - tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0'))
+  local fromIn = math.min(remaining, inT)
+  local fromOut = math.min(remaining - fromIn, outT)
+  included = fromIn + fromOut
+  chargeIn = inT - fromIn
+  chargeOut = outT - fromOut
+  if redis.call('HGET', KEYS[1], 'payment') ~= '1' then chargeIn = 0 chargeOut = 0 end
+end
+local cost = math.ceil((chargeIn * tonumber(ARGV[6]) + chargeOut * tonumber(ARGV[7])) / 1000000)
+redis.call('ZREM', KEYS[3], ARGV[1])
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then redis.call('HSET', KEYS[2], ARGV[1], inT + outT) end
+if inT + outT == 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'incUsed', included)
+redis.call('HINCRBY', KEYS[1], 'wallet', -cost)
+redis.call('HINCRBY', KEYS[1], 'requests', 1)
+redis.call('HINCRBY', KEYS[1], 'in', inT)
+redis.call('HINCRBY', KEYS[1], 'out', outT)
+redis.call('HINCRBY', KEYS[1], 'cost', cost)
+redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now)
+return cost
+`;
