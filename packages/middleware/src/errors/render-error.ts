@@ -41,7 +41,7 @@ function renderBody(error: ServiceError, family: ErrorFamily): unknown {
   }
   if (family === 'sql') {
     if (error.kind === 'validation_failed' || error.kind === 'internal') return { detail: detail ?? message };
-    return { type: 'error', error_code: error.code ?? error.kind, error_message: message, context: {} };
+    return { type: 'error', error_code: error.code ?? error.kind, error_message: message, context: error.options.context ?? {} };
   }
   // contract §2.3 exceptions: embeddings relay the provider's body and answer internal errors as an error object.
   if (family === 'embeddings' && error.kind === 'upstream_error' && upstreamBody !== undefined) return upstreamBody;

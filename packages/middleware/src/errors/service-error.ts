@@ -22,6 +22,8 @@ export interface ServiceErrorOptions {
   resetAt?: Date;
   /** `X-Service-Recovery-Url` for wallet_empty. */
   recoveryUrl?: string;
+  /** SQL endpoint: the error body's `context` (the database the statement ran against). */
+  context?: Record<string, unknown>;
   /** Provider's original body, relayed verbatim where the contract asks for it (embeddings). */
   upstreamBody?: unknown;
   /** Whether the message may be shown to the client; internal errors never expose theirs. */

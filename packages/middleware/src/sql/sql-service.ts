@@ -1,0 +1,50 @@
+import { createRequire } from 'node:module';
+import { extname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { SqlConfig } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
+import { SqlDatabase } from './sql-database.js';
+import type { SqlQuery, SqlResult } from './sql-types.js';
+
+/**
+ * The SQL endpoint's engine: the configured named databases, each in its own worker.
+ *
+ * @example
+ * const sql = await SqlService.open(config.sql, { baseDir: process.cwd() });
+ * await sql.query({ query: 'SELECT 1 AS one' }); // { type: 'table', column_names: ['one'], data: [[1]], context: { db: 'main' } }
+ */
+export class SqlService {
+  private constructor(
+    private readonly databases: Map<string, SqlDatabase>,
+    private readonly defaultDb: string,
+  ) {}
+
+  static async open(config: SqlConfig, options: { baseDir: string; wasmPath?: string; workerUrl?: URL }): Promise<SqlService> {
+    const wasmPath = options.wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
+    // The worker sits beside this module: .ts under tsx, .js once built.
+    const workerUrl = options.workerUrl ?? new URL(`./sql-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+    const databases = new Map(
+      Object.entries(config.databases).map(([name, db]) => [
+        name,
+        new SqlDatabase({ name, file: db.file ? resolve(options.baseDir, db.file) : undefined, wasmPath, workerUrl, timeoutMs: config.timeoutMs, maxRows: config.maxRows }),
+      ]),
+    );
+    return new SqlService(databases, config.default);
+  }
+
+  async query(request: SqlQuery, signal?: AbortSignal): Promise<SqlResult> {
+    const name = request.db ?? this.defaultDb;
+    const database = this.databases.get(name);
+    if (!database) {
+      throw new ServiceError('sql_error', `Unknown database "${name}"; configured: ${[...this.databases.keys()].join(', ')}`, { code: 'unknown_database', context: { db: name } });
+    }
+    const outcome = await database.query(request.query, request.params, signal);
+    const context = { db: name };
+    if (outcome.type === 'table') return { type: 'table', column_names: outcome.column_names, data: outcome.data, context };
+    return { type: 'ok', affected_rows: outcome.affected_rows, context };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.databases.values()].map((db) => db.close()));
+  }
+}

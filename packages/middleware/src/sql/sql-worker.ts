@@ -1,0 +1,151 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { BindParams, Database, SqlJsStatic, Statement } from 'sql.js';
+import { classifySqlError } from './classify-sql-error.js';
+import { scanPlaceholders } from './scan-placeholders.js';
+import type { SqlParams } from './sql-types.js';
+import type { QueryOutcome, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
+
+/** Thrown inside a request to roll it back with a specific error code. */
+class RequestFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+const { wasmPath, image } = workerData as WorkerData;
+const require = createRequire(import.meta.url);
+const initSqlJs = require('sql.js') as (config: { wasmBinary: ArrayBuffer }) => Promise<SqlJsStatic>;
+const wasm = readFileSync(wasmPath);
+const SQL = await initSqlJs({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) });
+const db: Database = new SQL.Database(image ?? undefined);
+
+parentPort!.on('message', (request: WorkerRequest) => {
+  let response: WorkerResponse;
+  try {
+    response =
+      request.kind === 'export'
+        ? { kind: 'exported', id: request.id, bytes: db.export() }
+        : { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
+  } catch (error) {
+    const code = error instanceof RequestFailure ? error.code : classifySqlError((error as Error).message);
+    response = { kind: 'failed', id: request.id, message: (error as Error).message, code };
+  }
+  parentPort!.postMessage(response, response.kind === 'exported' ? [response.bytes.buffer as ArrayBuffer] : []);
+});
+parentPort!.postMessage({ kind: 'ready' });
+
+/**
+ * Runs every statement of one request inside a savepoint: all of them take effect, or none does
+ * (DESIGN: a failure rolls back the request's earlier changes). The last statement's result answers.
+ */
+function runRequest(query: string, params: SqlParams | undefined, maxRows: number): QueryOutcome {
+  const before = changeMarker();
+  db.exec('SAVEPOINT tollgate_request');
+  try {
+    const outcome = runStatements(query, params, maxRows);
+    db.exec('RELEASE tollgate_request');
+    return { ...outcome, changed: changeMarker() !== before };
+  } catch (error) {
+    db.exec('ROLLBACK TO tollgate_request; RELEASE tollgate_request');
+    throw error;
+  }
+}
+
+function runStatements(query: string, params: SqlParams | undefined, maxRows: number): StatementResult {
+  const binder = new ParamBinder(params);
+  let last: StatementResult | undefined;
+  for (const statement of db.iterateStatements(query)) {
+    try {
+      last = runStatement(statement, binder, maxRows);
+    } finally {
+      statement.free();
+    }
+  }
+  binder.assertAllUsed();
+  if (!last) throw new RequestFailure('The query contains no SQL statement', 'empty_query');
+  return last;
+}
+
+const transactionControl = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+
+function runStatement(statement: Statement, binder: ParamBinder, maxRows: number): StatementResult {
+  if (transactionControl.test(statement.getSQL())) {
+    // Each request already is one transaction; letting a COMMIT through would break that promise.
+    throw new RequestFailure('Each request runs as one transaction: BEGIN, COMMIT, ROLLBACK and savepoints are not needed', 'transaction_control');
+  }
+  const bound = binder.next(statement.getSQL());
+  if (bound !== undefined) statement.bind(bound);
+  const columns = statement.getColumnNames();
+  const data: unknown[][] = [];
+  while (statement.step()) {
+    if (data.length >= maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
+    data.push(rowOf(statement).map(toJsonValue));
+  }
+  if (columns.length > 0) return { type: 'table', column_names: columns, data };
+  return { type: 'ok', affected_rows: db.getRowsModified() };
+}
+
+/** sql.js returns INTEGER columns as BigInt with `useBigInt`, which its type definitions predate. */
+function rowOf(statement: Statement): unknown[] {
+  return (statement.get as (params: null, config: { useBigInt: boolean }) => unknown[])(null, { useBigInt: true });
+}
+
+/** Integers beyond 2^53 become strings rather than be rounded; BLOBs become base64. */
+function toJsonValue(value: unknown): unknown {
+  if (typeof value === 'bigint') {
+    return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
+  }
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  return value;
+}
+
+/** Total row changes plus the schema version: any write, DDL included, moves one of them. */
+function changeMarker(): string {
+  const [[changes]] = db.exec('SELECT total_changes()')[0]!.values as [[number]];
+  const [[schema]] = db.exec('PRAGMA schema_version')[0]!.values as [[number]];
+  return `${changes}:${schema}`;
+}
+
+/**
+ * Hands each statement the parameters it takes: positional values are consumed in order across the
+ * statements (`INSERT …(?); SELECT … WHERE x = ?` takes two), named values go to every statement that
+ * names them, with or without the `:`/`@`/`$` prefix.
+ */
+class ParamBinder {
+  #offset = 0;
+  readonly #named: Record<string, unknown> | undefined;
+
+  constructor(private readonly params: SqlParams | undefined) {
+    if (params && !Array.isArray(params)) {
+      this.#named = {};
+      for (const [key, value] of Object.entries(params)) {
+        const bare = /^[:@$]/.test(key) ? key.slice(1) : key;
+        for (const prefix of [':', '@', '$']) this.#named[prefix + bare] = value;
+      }
+    }
+  }
+
+  next(sql: string): BindParams | undefined {
+    if (this.params === undefined) return undefined;
+    const { positional, named } = scanPlaceholders(sql);
+    if (Array.isArray(this.params)) {
+      if (positional === 0) return undefined;
+      const values = this.params.slice(this.#offset, this.#offset + positional);
+      if (values.length < positional) throw new RequestFailure(`The query has more ? placeholders than the ${this.params.length} values in params`, 'parameter_mismatch');
+      this.#offset += positional;
+      return values as BindParams;
+    }
+    return named ? (this.#named as BindParams) : undefined;
+  }
+
+  assertAllUsed(): void {
+    if (Array.isArray(this.params) && this.#offset !== this.params.length) {
+      throw new RequestFailure(`params has ${this.params.length} values but the query has ${this.#offset} ? placeholders`, 'parameter_mismatch');
+    }
+  }
+}
