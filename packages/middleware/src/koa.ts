@@ -17,7 +17,7 @@ interface KoaContext {
  */
 export function koa(gate: Tollgate) {
   return async function tollgateKoa(ctx: KoaContext, next: () => Promise<unknown>): Promise<void> {
-    const handled = await gate.handle(ctx.req, ctx.res, ctx.request.body);
+    const handled = await gate.dispatch(ctx.req, ctx.res, ctx.request.body);
     if (handled) ctx.respond = false;
     else await next();
   };

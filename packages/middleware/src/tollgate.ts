@@ -22,9 +22,10 @@ export interface Tollgate {
   (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void;
   /**
    * Serves the request if a Tollgate route matches; resolves to false, without touching the request,
-   * when it does not (framework adapters call `next` then).
+   * when it does not (framework adapters call `next` then). Not named `handle`: connect would take the
+   * middleware for a sub-app and pass `next` where the parsed body goes.
    */
-  handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean>;
+  dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean>;
   /** Resolves once sql.js and the policy store are up. */
   ready(): Promise<void>;
   /** Flushes databases and the ledger, stops workers, disconnects the store. */
@@ -53,7 +54,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
     (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger }));
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
 
-  async function handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
+  async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
     const match = matchRoute(routes, req.method, req.url);
     if (match.kind === 'none') return false;
     if (match.kind === 'wrong-method') {
@@ -85,7 +86,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   }
 
   const middleware = function tollgate(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void {
-    handle(req, res, (req as { body?: unknown }).body).then(
+    dispatch(req, res, (req as { body?: unknown }).body).then(
       (handled) => {
         if (handled) return;
         if (next) next();
@@ -104,7 +105,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   };
 
   return Object.assign(middleware, {
-    handle,
+    dispatch,
     ready: () => getRuntime().ready(),
     close: async () => {
       await runtime?.close();

@@ -1,0 +1,44 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Command } from 'commander';
+import connect from 'connect';
+import { loadConfigFile, type ConfigInput } from '../config/index.js';
+import { tollgate } from '../tollgate.js';
+import { embeddedConfig } from './embedded-config.js';
+
+/** `tollgate serve`: the middleware mounted in a connect app, the way a user's own server would mount it. */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve Tollgate over HTTP (the embedded default when no config file is given)')
+    .option('-c, --config <file>', 'JSON config file')
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('-p, --port <port>', 'port to listen on', (value) => Number.parseInt(value, 10), 8787)
+    .option('--data <dir>', 'directory of the embedded default', 'data')
+    .action(async (options: { config?: string; host: string; port: number; data: string }) => {
+      let config: ConfigInput;
+      let devKey: string | undefined;
+      if (options.config) config = loadConfigFile(options.config).config;
+      else ({ config, devKey } = embeddedConfig(options.data));
+      const gate = tollgate(config);
+      await gate.ready();
+      const app = connect();
+      app.use(gate);
+      const server = createServer(app);
+      await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
+      const { port } = server.address() as AddressInfo;
+      const base = `http://${options.host}:${port}`;
+      console.log(`Tollgate listening on ${base}`);
+      if (devKey) {
+        console.log(`Development key (kept in ${options.data}/dev-key): ${devKey}`);
+        console.log(`Try: curl -s ${base}/api/sql/query -H 'Authorization: Bearer ${devKey}' -H 'content-type: application/json' -d '{"query":"SELECT sqlite_version() AS version"}'`);
+      }
+      const shutdown = () => {
+        server.close();
+        server.closeIdleConnections();
+        void gate.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', shutdown);
+      process.once('SIGTERM', shutdown);
+    });
+}
