@@ -11,17 +11,15 @@ import { ServiceError, type DetailItem } from '../errors/index.js';
 export function parseBody<Schema extends z.ZodType>(schema: Schema, input: unknown): z.output<Schema> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const detail: DetailItem[] = result.error.issues.map((issue) => ({
-    type: detailType(issue),
-    loc: ['body', ...(issue.path as (string | number)[])],
-    msg: issue.message,
-    input: valueAt(input, issue.path as (string | number)[]),
-  }));
+  const detail: DetailItem[] = result.error.issues.map((issue) => {
+    const value = valueAt(input, issue.path as (string | number)[]);
+    return { type: detailType(issue, value), loc: ['body', ...(issue.path as (string | number)[])], msg: issue.message, input: value ?? null };
+  });
   throw new ServiceError('validation_failed', detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; '), { detail });
 }
 
-function detailType(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type') return (issue as { input?: unknown }).input === undefined ? 'missing' : `${issue.expected}_type`;
+function detailType(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === 'invalid_type') return value === undefined ? 'missing' : `${issue.expected}_type`;
   if (issue.code === 'too_small') return 'too_short';
   if (issue.code === 'invalid_value') return 'enum';
   return issue.code;
@@ -33,5 +31,5 @@ function valueAt(input: unknown, path: (string | number)[]): unknown {
     if (node === null || typeof node !== 'object') return undefined;
     node = (node as Record<string | number, unknown>)[key];
   }
-  return node ?? null;
+  return node;
 }

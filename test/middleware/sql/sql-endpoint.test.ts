@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postJson, startGateway, TEST_KEY, type RunningGateway } from '../../support/gateway.js';
+
+const MODELS_ONLY_KEY = 'tg-models-only-0001';
+
+describe('POST /api/sql/query', () => {
+  let gateway: RunningGateway;
+  let dir: string;
+  const sql = (body: unknown, key = TEST_KEY) => postJson(`${gateway.url}/api/sql/query`, body, key ? { authorization: `Bearer ${key}` } : {});
+  const count = async (table = 't') => (await sql({ query: `SELECT count(*) AS n FROM ${table}` })).body.data[0][0] as number;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tollgate-sql-'));
+    gateway = await startGateway(
+      {
+        keys: [
+          { key: TEST_KEY, org: 'acme' },
+          { key: MODELS_ONLY_KEY, org: 'acme', scopes: ['models'] },
+        ],
+        organizations: { acme: {} },
+        sql: { databases: { main: {}, disk: { file: 'disk.sqlite' } }, default: 'main', maxRows: 50, timeoutMs: 400, maxStatementBytes: 4096 },
+      },
+      { baseDir: dir },
+    );
+    await sql({ query: 'CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)' });
+  });
+  afterEach(async () => {
+    await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers type table with column names, rows and context.db', async () => {
+    await sql({ query: "INSERT INTO t(name) VALUES ('ada'), ('grace')" });
+    const { status, body } = await sql({ query: 'SELECT id, name FROM t ORDER BY id' });
+    assert.equal(status, 200);
+    assert.deepEqual(body, { type: 'table', column_names: ['id', 'name'], data: [[1, 'ada'], [2, 'grace']], context: { db: 'main' } });
+  });
+
+  it('answers type table also when no row matches', async () => {
+    const { body } = await sql({ query: "SELECT name FROM t WHERE name = 'nobody'" });
+    assert.deepEqual(body, { type: 'table', column_names: ['name'], data: [], context: { db: 'main' } });
+  });
+
+  it('answers type ok with affected_rows for a write', async () => {
+    const { body } = await sql({ query: "INSERT INTO t(name) VALUES ('a'), ('b'), ('c')" });
+    assert.deepEqual(body, { type: 'ok', affected_rows: 3, context: { db: 'main' } });
+  });
+
+  it('runs several statements in order and answers with the last one', async () => {
+    const { body } = await sql({ query: "INSERT INTO t(name) VALUES ('x'); UPDATE t SET name = 'y'; SELECT name FROM t" });
+    assert.deepEqual(body.data, [['y']]);
+  });
+
+  it('binds ? placeholders from an array, across statements, and :name from an object', async () => {
+    await sql({ query: 'INSERT INTO t(name) VALUES (?); INSERT INTO t(name) VALUES (?)', params: ["O'Brien; DROP TABLE t", 'second'] });
+    const named = await sql({ query: 'SELECT name FROM t WHERE name = :name', params: { name: "O'Brien; DROP TABLE t" } });
+    assert.deepEqual(named.body.data, [["O'Brien; DROP TABLE t"]]);
+    assert.equal(await count(), 2);
+  });
+
+  it('keeps integers beyond 2^53 exact as strings, BLOBs as base64, NULL as null, REAL as numbers', async () => {
+    const { body } = await sql({ query: "SELECT 9223372036854775807 AS big, 9007199254740991 AS safe, x'DEADBEEF' AS blob, NULL AS empty, 1.5 AS real" });
+    assert.deepEqual(body.data, [['9223372036854775807', 9007199254740991, '3q2+7w==', null, 1.5]]);
+  });
+
+  it('selects a named database with context.db, file-backed or in memory', async () => {
+    await sql({ query: 'CREATE TABLE d(x); INSERT INTO d VALUES (1)', context: { db: 'disk' } });
+    const { body } = await sql({ query: 'SELECT x FROM d', context: { db: 'disk' } });
+    assert.deepEqual(body, { type: 'table', column_names: ['x'], data: [[1]], context: { db: 'disk' } });
+    assert.equal((await sql({ query: 'SELECT x FROM d' })).body.error_code, 'no_such_table');
+  });
+
+  describe('bad input answers its documented status and changes nothing', () => {
+    const cases: { name: string; send: () => Promise<{ status: number; body: any }>; status: number; check?: (body: any) => void }[] = [
+      { name: 'a body that is not JSON', send: () => sql('{"query": '), status: 422, check: (b) => assert.equal(b.detail[0].type, 'json_invalid') },
+      { name: 'a missing query', send: () => sql({}), status: 422, check: (b) => assert.deepEqual(b.detail[0].loc, ['body', 'query']) },
+      { name: 'a query that is not a string', send: () => sql({ query: 42 }), status: 422, check: (b) => assert.equal(b.detail[0].type, 'string_type') },
+      { name: 'an empty query', send: () => sql({ query: '' }), status: 422 },
+      { name: 'a body over the statement limit', send: () => sql({ query: `SELECT '${'x'.repeat(80_000)}'` }), status: 413 },
+      { name: 'a syntax error', send: () => sql({ query: "INSERT INTO t(name) VALUES ('z'); SELEC 1" }), status: 400, check: (b) => assert.equal(b.error_code, 'syntax_error') },
+      { name: 'a constraint violation', send: () => sql({ query: "INSERT INTO t(name) VALUES ('dup'); INSERT INTO t(name) VALUES ('dup')" }), status: 400, check: (b) => assert.equal(b.error_code, 'constraint_violation') },
+      { name: 'a failure in the middle of several statements', send: () => sql({ query: "INSERT INTO t(name) VALUES ('one'); INSERT INTO t(name) VALUES (NULL); INSERT INTO t(name) VALUES ('three')" }), status: 400 },
+      { name: 'an unknown context.db', send: () => sql({ query: 'SELECT 1', context: { db: 'elsewhere' } }), status: 400, check: (b) => assert.deepEqual([b.error_code, b.context], ['unknown_database', { db: 'elsewhere' }]) },
+      { name: 'too many rows', send: () => sql({ query: "INSERT INTO t(name) VALUES ('r'); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 60) SELECT x FROM c" }), status: 400, check: (b) => assert.equal(b.error_code, 'too_many_rows') },
+      { name: 'a runaway statement', send: () => sql({ query: "INSERT INTO t(name) VALUES ('before'); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" }), status: 400, check: (b) => assert.equal(b.error_code, 'statement_timeout') },
+      { name: 'a missing key', send: () => sql({ query: "INSERT INTO t(name) VALUES ('k')" }, ''), status: 401, check: (b) => assert.deepEqual(Object.keys(b), ['detail']) },
+      { name: 'a key without the sql scope', send: () => sql({ query: "INSERT INTO t(name) VALUES ('k')" }, MODELS_ONLY_KEY), status: 401 },
+      { name: 'mismatched params', send: () => sql({ query: "INSERT INTO t(name) VALUES ('p'); SELECT ?", params: [1, 2] }), status: 400, check: (b) => assert.equal(b.error_code, 'parameter_mismatch') },
+      { name: 'a transaction statement', send: () => sql({ query: "BEGIN; INSERT INTO t(name) VALUES ('tx'); COMMIT" }), status: 400, check: (b) => assert.equal(b.error_code, 'transaction_control') },
+    ];
+    for (const testCase of cases) {
+      it(`answers ${testCase.status} for ${testCase.name}`, async () => {
+        await sql({ query: "INSERT INTO t(name) VALUES ('existing')" });
+        const { status, body } = await testCase.send();
+        assert.equal(status, testCase.status, JSON.stringify(body));
+        testCase.check?.(body);
+        assert.equal(await count(), 1, 'nothing changed');
+        if (status === 400) assert.equal(body.type, 'error');
+      });
+    }
+  });
+
+  it('answers another request promptly while a runaway statement runs, and recovers the database after it', async () => {
+    await sql({ query: "INSERT INTO t(name) VALUES ('kept')" });
+    const runaway = sql({ query: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c' });
+    const started = Date.now();
+    const other = await sql({ query: 'SELECT 1 AS one', context: { db: 'disk' } });
+    const otherMs = Date.now() - started;
+    assert.equal(other.status, 200);
+    const stopped = await runaway;
+    assert.equal(stopped.body.error_code, 'statement_timeout');
+    assert.ok(otherMs < 400, `answered in ${otherMs} ms, before the runaway was stopped`);
+    assert.equal(await count(), 1);
+  });
+});
