@@ -43,11 +43,12 @@ export async function runModelCall(call: ModelCall): Promise<void> {
   const primary = plans[0]!;
   const estimatedInputTokens = estimateInputTokens(call.body);
   const admission = await admit(call, primary, estimatedInputTokens);
-  const meter = new Meter(estimatedInputTokens);
+  const meter = new Meter(estimatedInputTokens, admission);
   try {
     await serveWithFailover(call, plans, meter);
   } finally {
-    await admission.settle(meter.usage());
+    // Settles exactly once: a no-op when the response already settled before its last bytes.
+    await meter.settle();
   }
 }
 
@@ -130,6 +131,7 @@ async function relayJson(call: ModelCall, plan: RoutePlan, response: UpstreamRes
   }
   const { body, usage } = plan.codec.response(upstreamBody, plan.target);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
+  await meter.settle();
   sendJson(call.ctx.res, 200, body, headers);
 }
 
@@ -145,8 +147,11 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
   };
   try {
     for await (const event of readSseEvents(response.body)) await send(translator.push(event));
-    await send(translator.end());
+    const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
+    // The charge is durable before the client sees the stream's normal end.
+    await meter.settle();
+    await send(closing);
     writer.end();
   } catch (error) {
     response.body.destroy();
@@ -183,7 +188,15 @@ function outputTextOf(body: unknown): string {
 class Meter {
   #usage: Usage = { inputTokens: 0, outputTokens: 0 };
 
-  constructor(private readonly estimatedInputTokens: number) {}
+  constructor(
+    private readonly estimatedInputTokens: number,
+    private readonly admission: Admission,
+  ) {}
+
+  /** Settles what was recorded; the admission makes later calls no-ops. */
+  settle(): Promise<void> {
+    return this.admission.settle(this.#usage);
+  }
 
   record(seen: SeenUsage, text: string, finished: boolean): void {
     const counted = countTokens(text);

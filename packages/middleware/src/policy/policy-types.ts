@@ -50,6 +50,8 @@ export interface UsageReport {
   outputTokens: number;
   /** USD. */
   costUsd: number;
+  /** Concurrency slots held right now by requests in flight. */
+  inFlight: number;
 }
 
 /** The operations the CLI's `tollgate admin …` offers, also available as `gate.admin`. */

@@ -102,12 +102,8 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
       inputTokens: balances.inputTokens,
       outputTokens: balances.outputTokens,
       costUsd: microsToUsd(balances.costMicros),
+      inFlight: this.#windows.get(org)?.inFlight.size ?? 0,
     };
-  }
-
-  /** Slots currently held by an organization's in-flight requests (tests assert they return to zero). */
-  inFlight(org: string): number {
-    return this.#windows.get(org)?.inFlight.size ?? 0;
   }
 
   async #settle(id: string, request: AdmissionRequest, usage: Usage): Promise<void> {

@@ -140,8 +140,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   async usage(org: string): Promise<UsageReport> {
     const config = this.#requireOrg(org);
     await this.#ensureInitialised();
-    const bal = await this.redis.hgetall(this.#orgKeys(org).bal);
     const now = this.clock.now();
+    const k = this.#orgKeys(org);
+    const [bal, inFlight] = await Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, now, '+inf')]);
     const resetAt = bal.resetAt ? Number(bal.resetAt) : null;
     const refilled = resetAt !== null && now >= resetAt;
     return {
@@ -152,14 +153,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       inputTokens: Number(bal.in ?? 0),
       outputTokens: Number(bal.out ?? 0),
       costUsd: microsToUsd(Number(bal.cost ?? 0)),
+      inFlight,
     };
-  }
-
-  /** Slots currently leased by an organization (tests assert they return to zero). */
-  async inFlight(org: string): Promise<number> {
-    const k = this.#orgKeys(org);
-    await this.redis.zremrangebyscore(k.slots, '-inf', this.clock.now());
-    return this.redis.zcard(k.slots);
   }
 
   #settle(id: string, request: AdmissionRequest, usage: Usage): Promise<void> {
