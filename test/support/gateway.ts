@@ -13,7 +13,8 @@ export interface RunningGateway {
 
 /** Starts Tollgate mounted in a plain node:http server on 127.0.0.1, port 0. */
 export async function startGateway(config: ConfigInput, options: TollgateOptions = {}): Promise<RunningGateway> {
-  const gate = tollgate(config, { logger: { info() {}, error() {} }, ...options });
+  // Internal errors are bugs: print them, keep the rest quiet.
+  const gate = tollgate(config, { logger: { info() {}, error: (message, error) => console.error(message, error) }, ...options });
   const server = createServer(gate);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -51,6 +51,15 @@ export class Runtime {
     return this.#policyAndAdmin().then((p) => p.admin);
   }
 
+  /**
+   * The key ring, once the policy store is up: a shared store answers for keys created on other
+   * instances, so authentication waits for it.
+   */
+  async keyRing(): Promise<KeyRing> {
+    await this.#policyAndAdmin().catch(() => undefined);
+    return this.keys;
+  }
+
   async ready(): Promise<void> {
     await Promise.all([this.sql(), this.policy()]);
   }

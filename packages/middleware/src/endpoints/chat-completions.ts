@@ -16,7 +16,7 @@ import type { RequestContext } from './request-context.js';
 export async function chatCompletions(ctx: RequestContext): Promise<void> {
   const { runtime } = ctx;
   const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
-  const principal = await authenticate(ctx.req, runtime.keys, 'models');
+  const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
   const body = parseBody(chatCompletionsBody, raw);
   checkImageDataUrls(body.messages);
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');

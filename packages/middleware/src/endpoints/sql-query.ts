@@ -24,7 +24,7 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const sqlConfig = runtime.config.sql;
   // The statement limit doubles as the body limit, with room for the JSON around it.
   const raw = await readJsonBody(ctx.req, { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, parsed: ctx.parsedBody });
-  if (sqlConfig.auth) await authenticate(ctx.req, runtime.keys, 'sql');
+  if (sqlConfig.auth) await authenticate(ctx.req, await runtime.keyRing(), 'sql');
   const body = parseBody(sqlQueryBody, raw);
   const sql = await runtime.sql();
   const result = await sql.query({ query: body.query, params: body.params, db: body.context?.db }, ctx.signal);

@@ -3,7 +3,7 @@ export { usdToMicros, microsToUsd, costMicros } from './money.js';
 import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
-import { MemoryPolicyStore } from '../store/index.js';
+import { MemoryPolicyStore, RedisPolicyStore } from '../store/index.js';
 import type { AdminOperations, Policy } from './policy-types.js';
 
 export interface PolicyOptions {
@@ -23,7 +23,6 @@ export interface PolicyOptions {
 export async function createPolicy(options: PolicyOptions): Promise<{ policy: Policy; admin: AdminOperations }> {
   const { config } = options;
   if (config.store.kind === 'redis') {
-    const { RedisPolicyStore } = await import('../store/redis-policy-store.js');
     const store = await RedisPolicyStore.connect(options);
     return { policy: store, admin: store };
   }

@@ -69,14 +69,21 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const now = this.clock.now();
     const id = randomUUID();
     const k = this.#orgKeys(request.principal.org);
-    let answer: string[];
-    try {
-      await this.#ensureInitialised();
-      answer = await this.redis.tollgateAdmit(
+    const admitOnce = () =>
+      this.redis.tollgateAdmit(
         k.bal, k.rpm, k.tpm, k.tpmtok, k.slots, `${this.prefix}revoked`,
         now, id, request.principal.keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
         request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
       );
+    let answer: string[];
+    try {
+      await this.#ensureInitialised();
+      answer = await admitOnce();
+      if (answer[0] === 'uninitialised') {
+        // A Redis that lost its data (no persistence) starts again from the config's opening balances.
+        await this.#initialise();
+        answer = await admitOnce();
+      }
     } catch (error) {
       throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
     }

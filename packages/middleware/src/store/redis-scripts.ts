@@ -10,6 +10,7 @@
 /** KEYS: bal rpm tpm tpmtok slots revoked. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs. */
 export const admitScript = `
 local now = tonumber(ARGV[1])
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'uninitialised'} end
 if redis.call('SISMEMBER', KEYS[6], ARGV[3]) == 1 then return {'revoked'} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 60000)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
