@@ -23,14 +23,26 @@ const initSqlJs = require('sql.js') as (config: { wasmBinary: ArrayBuffer }) => 
 const wasm = readFileSync(wasmPath);
 const SQL = await initSqlJs({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) });
 const db: Database = new SQL.Database(image ?? undefined);
+const helpers = prepareHelpers();
+
+/** Statements every request runs, prepared once: parsing them per request was most of a point select's cost. */
+function prepareHelpers() {
+  return {
+    begin: db.prepare('SAVEPOINT tollgate_request'),
+    release: db.prepare('RELEASE tollgate_request'),
+    marker: db.prepare('SELECT total_changes(), schema_version FROM pragma_schema_version'),
+  };
+}
+
+function runHelper(statement: Statement): void {
+  statement.step();
+  statement.reset();
+}
 
 parentPort!.on('message', (request: WorkerRequest) => {
   let response: WorkerResponse;
   try {
-    response =
-      request.kind === 'export'
-        ? { kind: 'exported', id: request.id, bytes: db.export() }
-        : { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
+    response = request.kind === 'export' ? { kind: 'exported', id: request.id, bytes: exportImage() } : { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
   } catch (error) {
     const code = error instanceof RequestFailure ? error.code : classifySqlError((error as Error).message);
     response = { kind: 'failed', id: request.id, message: (error as Error).message, code };
@@ -45,10 +57,10 @@ parentPort!.postMessage({ kind: 'ready' });
  */
 function runRequest(query: string, params: SqlParams | undefined, maxRows: number): QueryOutcome {
   const before = changeMarker();
-  db.exec('SAVEPOINT tollgate_request');
+  runHelper(helpers.begin);
   try {
     const outcome = runStatements(query, params, maxRows);
-    db.exec('RELEASE tollgate_request');
+    runHelper(helpers.release);
     return { ...outcome, changed: changeMarker() !== before };
   } catch (error) {
     db.exec('ROLLBACK TO tollgate_request; RELEASE tollgate_request');
@@ -106,9 +118,18 @@ function toJsonValue(value: unknown): unknown {
 
 /** Total row changes plus the schema version: any write, DDL included, moves one of them. */
 function changeMarker(): string {
-  const [[changes]] = db.exec('SELECT total_changes()')[0]!.values as [[number]];
-  const [[schema]] = db.exec('PRAGMA schema_version')[0]!.values as [[number]];
+  helpers.marker.step();
+  const [changes, schema] = helpers.marker.get();
+  helpers.marker.reset();
   return `${changes}:${schema}`;
+}
+
+/** sql.js's export closes and reopens the database, which frees prepared statements: prepare them again. */
+function exportImage(): Uint8Array {
+  for (const statement of Object.values(helpers)) statement.free();
+  const bytes = db.export();
+  Object.assign(helpers, prepareHelpers());
+  return bytes;
 }
 
 /**

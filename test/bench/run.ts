@@ -1,0 +1,12 @@
+// `npm run bench`: every benchmark in one run on this machine, printed as one Markdown report.
+import { gatewayBench } from './gateway-bench.js';
+import { policyBench } from './policy-bench.js';
+import { sqlBench } from './sql-bench.js';
+
+const sections = [];
+for (const [name, bench] of [['sql', sqlBench], ['gateway', gatewayBench], ['policy', policyBench]] as const) {
+  process.stderr.write(`running the ${name} benchmark…\n`);
+  sections.push(await bench());
+}
+console.log(`## Benchmarks (${new Date().toISOString().slice(0, 10)}, ${process.version})\n\n${sections.join('\n\n')}`);
+process.exit(0);
