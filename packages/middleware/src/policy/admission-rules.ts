@@ -9,6 +9,17 @@ const MINUTE = 60_000;
 /**
  * Rate limits, then billing (DESIGN pipeline steps 8–9), as one pure decision over an organization's
  * state. Returns the 429/402 to answer, or null to admit. A store applies it atomically.
+ *
+ * Tokens per minute: an admission reserves its tokenizer estimate of the prompt (output is not known
+ * yet, and reserving the whole max_tokens budget would refuse most traffic long before the limit is
+ * really used); settlement replaces the reservation with the actual input + output tokens. A prompt
+ * larger than the whole limit is admitted alone into an empty window. Billing admits while the balance
+ * is above zero; the cost is known only at settlement, so an organization can go below zero by at most
+ * what its requests in flight cost, and a negative balance then blocks (DESIGN step 11).
+ *
+ * @example
+ * const denial = admissionDenial(org, balances, windows, request, clock.now(), config.recoveryUrl);
+ * if (denial) throw denial;
  */
 export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, recoveryUrl: string): ServiceError | null {
   pruneWindows(windows, now);
@@ -17,24 +28,24 @@ export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, 
     return rateLimited(`requests per minute (${rpm})`, windows.requestTimes[0]! + MINUTE - now);
   }
   if (tpm !== undefined && windows.tokenEntries.length > 0) {
-    const used = windows.tokenEntries.reduce((sum, entry) => sum + entry.tokens, 0);
+    const used = windows.tokensUsed;
     if (used + request.estimatedInputTokens > tpm) return rateLimited(`tokens per minute (${tpm})`, waitForTokens(windows, used + request.estimatedInputTokens - tpm, now));
   }
   if (concurrency !== undefined && windows.inFlight.size >= concurrency) {
     // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
     return rateLimited(`concurrent requests (${concurrency})`, 1_000);
   }
-  return billingDenial(org, balances, request, recoveryUrl);
+  return billingDenial(org, balances, request, recoveryUrl, now);
 }
 
-function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: AdmissionRequest, recoveryUrl: string): ServiceError | null {
+function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: AdmissionRequest, recoveryUrl: string, now: number): ServiceError | null {
   const walletEmpty = () => new ServiceError('wallet_empty', 'The organization\'s wallet is empty; add credit to continue', { recoveryUrl });
   if (request.billing === 'included' && org.included) {
     if (balances.includedUsed < org.included.tokens) return null;
     // contract §7.1: with a payment method ever on file, the included model draws on the wallet.
     if (balances.paymentMethod) return balances.walletMicros > 0 ? null : walletEmpty();
     return new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', {
-      resetAt: new Date(balances.resetAt ?? Date.now()),
+      resetAt: new Date(balances.resetAt ?? now),
     });
   }
   // A negative balance (an expensive last request) blocks the next one until topped up.
@@ -44,7 +55,10 @@ function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: 
 /** Records an admitted request in the windows. */
 export function recordAdmission(windows: OrgWindows, admissionId: string, request: AdmissionRequest, now: number): void {
   windows.requestTimes.push(now);
-  windows.tokenEntries.push({ at: now, tokens: request.estimatedInputTokens, admissionId });
+  const entry = { at: now, tokens: request.estimatedInputTokens, admissionId };
+  windows.tokenEntries.push(entry);
+  windows.tokensById.set(admissionId, entry);
+  windows.tokensUsed += entry.tokens;
   windows.inFlight.add(admissionId);
 }
 
@@ -76,14 +90,21 @@ export function applySettlement(balances: OrgBalances, windows: OrgWindows, admi
 /** Frees the concurrency slot and corrects the admission-time estimate with the tokens really used. */
 export function releaseSlot(windows: OrgWindows, admissionId: string, tokensUsed: number): void {
   windows.inFlight.delete(admissionId);
-  const entry = windows.tokenEntries.find((e) => e.admissionId === admissionId);
-  if (entry) entry.tokens = tokensUsed;
+  const entry = windows.tokensById.get(admissionId);
+  if (entry) {
+    windows.tokensUsed += tokensUsed - entry.tokens;
+    entry.tokens = tokensUsed;
+  }
 }
 
 function pruneWindows(windows: OrgWindows, now: number): void {
   const horizon = now - MINUTE;
   while (windows.requestTimes.length > 0 && windows.requestTimes[0]! <= horizon) windows.requestTimes.shift();
-  while (windows.tokenEntries.length > 0 && windows.tokenEntries[0]!.at <= horizon) windows.tokenEntries.shift();
+  while (windows.tokenEntries.length > 0 && windows.tokenEntries[0]!.at <= horizon) {
+    const expired = windows.tokenEntries.shift()!;
+    windows.tokensById.delete(expired.admissionId);
+    windows.tokensUsed -= expired.tokens;
+  }
 }
 
 function waitForTokens(windows: OrgWindows, excess: number, now: number): number {
@@ -92,7 +113,8 @@ function waitForTokens(windows: OrgWindows, excess: number, now: number): number
     freed += entry.tokens;
     if (freed >= excess) return entry.at + MINUTE - now;
   }
-  return MINUTE;
+  // Even an empty window cannot hold this prompt: it is admitted alone once the last entry expires.
+  return windows.tokenEntries[windows.tokenEntries.length - 1]!.at + MINUTE - now;
 }
 
 function rateLimited(what: string, waitMs: number): ServiceError {

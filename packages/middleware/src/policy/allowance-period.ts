@@ -1,15 +1,17 @@
 /**
- * When an included allowance refills: the start of the next calendar day, ISO week (Monday) or month in
- * UTC, or a fixed instant from the config.
+ * When an included allowance refills next, strictly after `now`:
+ * - `resetAt` still in the future: that instant;
+ * - with `period`: the start of the next calendar day, ISO week (Monday) or month in UTC;
+ * - `resetAt` alone and passed: the same day and time of a following month (a monthly cycle anchored at
+ *   it, clamped to the month's last day), so a one-off instant never turns into an allowance that
+ *   refills on every request and the exhausted answer always names a future X-Service-Reset-At.
  *
  * @example
  * nextReset({ period: 'month' }, Date.parse('2026-11-22T10:00:00Z')) // 2026-12-01T00:00:00Z
  */
-export function nextReset(included: { period?: 'day' | 'week' | 'month'; resetAt?: string }, now: number): number {
-  if (included.resetAt) {
-    const fixed = Date.parse(included.resetAt);
-    if (fixed > now || !included.period) return fixed;
-  }
+export function nextReset(included: { period?: 'day' | 'week' | 'month' | undefined; resetAt?: string | undefined }, now: number): number {
+  const anchor = included.resetAt === undefined ? undefined : Date.parse(included.resetAt);
+  if (anchor !== undefined && anchor > now) return anchor;
   const date = new Date(now);
   const y = date.getUTCFullYear();
   const m = date.getUTCMonth();
@@ -20,7 +22,23 @@ export function nextReset(included: { period?: 'day' | 'week' | 'month'; resetAt
     case 'week':
       return Date.UTC(y, m, d + (((8 - date.getUTCDay()) % 7) || 7));
     case 'month':
-    default:
       return Date.UTC(y, m + 1, 1);
+    case undefined:
+      if (anchor === undefined) return Date.UTC(y, m + 1, 1);
+      return monthlyAfter(anchor, now);
   }
+}
+
+function monthlyAfter(anchor: number, now: number): number {
+  const a = new Date(anchor);
+  const monthsSince = (new Date(now).getUTCFullYear() - a.getUTCFullYear()) * 12 + new Date(now).getUTCMonth() - a.getUTCMonth();
+  for (let k = Math.max(1, monthsSince); ; k++) {
+    const candidate = addMonths(a, k);
+    if (candidate > now) return candidate;
+  }
+}
+
+function addMonths(a: Date, k: number): number {
+  const lastDay = new Date(Date.UTC(a.getUTCFullYear(), a.getUTCMonth() + k + 1, 0)).getUTCDate();
+  return Date.UTC(a.getUTCFullYear(), a.getUTCMonth() + k, Math.min(a.getUTCDate(), lastDay), a.getUTCHours(), a.getUTCMinutes(), a.getUTCSeconds(), a.getUTCMilliseconds());
 }

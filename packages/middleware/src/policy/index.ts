@@ -26,6 +26,6 @@ export async function createPolicy(options: PolicyOptions): Promise<{ policy: Po
     const store = await RedisPolicyStore.connect(options);
     return { policy: store, admin: store };
   }
-  const store = new MemoryPolicyStore(config, options.keys, options.clock, options.baseDir);
+  const store = await MemoryPolicyStore.open(config, options.keys, options.clock, options.baseDir);
   return { policy: store, admin: store };
 }

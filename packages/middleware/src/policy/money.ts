@@ -20,12 +20,15 @@ export function pricePerToken(usdPerMillion: number): number {
 
 /**
  * The cost of tokens at a price, rounded up to the next micro-dollar per request: a request is never
- * billed less than it cost, and at most one micro-dollar more.
+ * billed less than it cost, and at most one micro-dollar more. Computed in BigInt so the rounding is
+ * exact however large the product grows.
  *
  * @example
  * costMicros({ inputTokens: 1000, outputTokens: 500 }, { input: 3, output: 15 }) // 10500
  */
 export function costMicros(tokens: { inputTokens: number; outputTokens: number }, price: { input: number; output: number }): Micros {
-  const pico = tokens.inputTokens * pricePerToken(price.input) + tokens.outputTokens * pricePerToken(price.output);
-  return Math.ceil(pico / 1_000_000);
+  const pico = BigInt(tokens.inputTokens) * BigInt(pricePerToken(price.input)) + BigInt(tokens.outputTokens) * BigInt(pricePerToken(price.output));
+  return Number((pico + PICO_PER_MICRO - 1n) / PICO_PER_MICRO);
 }
+
+const PICO_PER_MICRO = 1_000_000n;

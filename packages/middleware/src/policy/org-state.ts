@@ -18,8 +18,17 @@ export interface OrgBalances {
 /** Rolling windows of one organization: what rate limits count. Not durable — a minute of history. */
 export interface OrgWindows {
   requestTimes: number[];
-  tokenEntries: { at: number; tokens: number; admissionId: string }[];
+  /** Oldest first; also indexed by admission id, with their sum kept so an admission costs O(1). */
+  tokenEntries: TokenEntry[];
+  tokensById: Map<string, TokenEntry>;
+  tokensUsed: number;
   inFlight: Set<string>;
+}
+
+export interface TokenEntry {
+  at: number;
+  tokens: number;
+  admissionId: string;
 }
 
 export function openingBalances(org: OrganizationConfig, now: number): OrgBalances {
@@ -36,7 +45,7 @@ export function openingBalances(org: OrganizationConfig, now: number): OrgBalanc
 }
 
 export function emptyWindows(): OrgWindows {
-  return { requestTimes: [], tokenEntries: [], inFlight: new Set() };
+  return { requestTimes: [], tokenEntries: [], tokensById: new Map(), tokensUsed: 0, inFlight: new Set() };
 }
 
 /** Refills the allowance once its reset instant has passed. */

@@ -1,5 +1,7 @@
 /** One line of the policy journal: every change of money, keys or payment methods, in order. */
 export type JournalRecord =
+  /** The opening balance of an organization, written once when the store first sees it (config wallet and payment method). */
+  | { t: 'open'; at: number; org: string; micros: number; payment: boolean }
   | { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number }
   | { t: 'topup'; at: number; org: string; micros: number }
   | { t: 'payment'; at: number; org: string; value: boolean }

@@ -16,28 +16,46 @@ import type { JournalRecord } from './journal-record.js';
  * The single-process policy store: state in memory, every change appended durably to a journal file
  * (which is also the ledger). JavaScript runs one admission at a time, so each admission and settlement
  * is atomic without locks; a settlement is acknowledged only after its journal line is fsynced.
+ *
+ * An organization's config `wallet` and `paymentMethod` are its opening balance, journalled once when
+ * the store first sees it (as the Redis store writes them once with HSETNX): later changes go through
+ * `topUp`/`setPaymentMethod`, so editing the config never silently creates or erases money.
+ *
+ * @example
+ * const store = await MemoryPolicyStore.open(config, keys, systemClock, process.cwd());
+ * const admission = await store.admit(request);
+ * await admission.settle({ inputTokens: 12, outputTokens: 40 });
  */
 export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
   readonly #journal: Journal<JournalRecord> | undefined;
 
-  constructor(
+  private constructor(
     private readonly config: ResolvedConfig,
     private readonly keys: KeyRing,
     private readonly clock: Clock,
     baseDir: string,
   ) {
-    const now = clock.now();
-    for (const [name, org] of Object.entries(config.organizations)) {
-      this.#balances.set(name, openingBalances(org, now));
-      this.#windows.set(name, emptyWindows());
-    }
+    for (const name of Object.keys(config.organizations)) this.#windows.set(name, emptyWindows());
     const file = config.store.kind === 'memory' ? config.store.file : undefined;
     if (file) {
       this.#journal = Journal.open<JournalRecord>(resolve(baseDir, file));
       for (const record of this.#journal.records) this.#apply(record);
     }
+  }
+
+  /** Replays the journal (if the config names a file) and journals the opening balance of new organizations. */
+  static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string): Promise<MemoryPolicyStore> {
+    const store = new MemoryPolicyStore(config, keys, clock, baseDir);
+    const now = clock.now();
+    const openings: Promise<void>[] = [];
+    for (const [org, settings] of Object.entries(config.organizations)) {
+      if (store.#balances.has(org)) continue;
+      openings.push(store.#record({ t: 'open', at: now, org, micros: usdToMicros(settings.wallet), payment: settings.paymentMethod }));
+    }
+    await Promise.all(openings);
+    return store;
   }
 
   async admit(request: AdmissionRequest): Promise<Admission> {
@@ -133,21 +151,28 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   /** Replays one journal line onto the state: used at start-up and for admin changes. */
   #apply(record: JournalRecord): void {
     switch (record.t) {
+      case 'open': {
+        const config = this.config.organizations[record.org];
+        if (!config || this.#balances.has(record.org)) return; // the first opening wins, as HSETNX in Redis
+        this.#balances.set(record.org, { ...openingBalances(config, record.at), walletMicros: record.micros, paymentMethod: record.payment });
+        return;
+      }
       case 'settle': {
-        const balances = this.#balances.get(record.org);
+        const balances = this.#opened(record.org, record.at);
         const config = this.config.organizations[record.org];
         if (!balances || !config) return;
+        // Replayed at its own instant, so usage of an earlier period does not count against this one.
         refreshAllowance(balances, config, record.at);
         applySettlement(balances, emptyWindows(), record.id, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
         return;
       }
       case 'topup': {
-        const balances = this.#balances.get(record.org);
+        const balances = this.#opened(record.org, record.at);
         if (balances) balances.walletMicros += record.micros;
         return;
       }
       case 'payment': {
-        const balances = this.#balances.get(record.org);
+        const balances = this.#opened(record.org, record.at);
         if (balances) balances.paymentMethod = record.value;
         return;
       }
@@ -158,6 +183,17 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         this.keys.revoke(record.keyId);
         return;
     }
+  }
+
+  /** An organization's balances; one without an opening line yet opens from the config at `at`. */
+  #opened(org: string, at: number): OrgBalances | undefined {
+    const existing = this.#balances.get(org);
+    if (existing) return existing;
+    const config = this.config.organizations[org];
+    if (!config) return undefined;
+    const balances = openingBalances(config, at);
+    this.#balances.set(org, balances);
+    return balances;
   }
 
   #org(org: string): OrgBalances {

@@ -2,7 +2,7 @@
  * The Redis policy's two atomic steps as Lua, so limits and money hold across instances with one round
  * trip to admit and one to settle. They implement the same rules as policy/admission-rules.ts.
  *
- * Keys per organization: bal (hash: wallet micros, payment, incUsed, resetAt, totals), rpm (zset of
+ * Keys per organization: bal (hash: wallet micros, payment, incUsed, resetAt, totals, tpmUsed = the sum of tpmtok), rpm (zset of
  * admission times), tpm (zset of admission times) + tpmtok (hash admission → tokens), slots (zset of lease
  * expiries). Global: revoked (set of key ids), ledger (stream), settled:<id> (idempotency marker).
  */
@@ -13,10 +13,16 @@ local now = tonumber(ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'uninitialised'} end
 if redis.call('SISMEMBER', KEYS[6], ARGV[3]) == 1 then return {'revoked'} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 60000)
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
-if #expired > 0 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
+-- tokens per minute as a running sum (bal.tpmUsed), so an admission costs the same however full the window is
+-- (in chunks: Lua's unpack takes a few thousand values at most)
+while true do
+  local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 60000, 'LIMIT', 0, 1000)
+  if #expired == 0 then break end
+  local gone = 0
+  for _, t in ipairs(redis.call('HMGET', KEYS[4], unpack(expired))) do gone = gone + (tonumber(t) or 0) end
+  redis.call('ZREM', KEYS[3], unpack(expired))
   redis.call('HDEL', KEYS[4], unpack(expired))
+  redis.call('HINCRBY', KEYS[1], 'tpmUsed', -gone)
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
 local rpm = tonumber(ARGV[4])
@@ -27,16 +33,25 @@ end
 local tpm = tonumber(ARGV[5])
 local est = tonumber(ARGV[7])
 if tpm > 0 then
-  local entries = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
-  local used = 0
-  for i = 1, #entries, 2 do used = used + tonumber(redis.call('HGET', KEYS[4], entries[i]) or '0') end
-  if #entries > 0 and used + est > tpm then
+  local used = tonumber(redis.call('HGET', KEYS[1], 'tpmUsed') or '0')
+  if used + est > tpm and redis.call('ZCARD', KEYS[3]) > 0 then
+    -- Only a refusal walks the window: the wait is until enough of the oldest entries expire.
     local excess = used + est - tpm
     local freed = 0
-    local wait = 60000
-    for i = 1, #entries, 2 do
-      freed = freed + tonumber(redis.call('HGET', KEYS[4], entries[i]) or '0')
-      if freed >= excess then wait = tonumber(entries[i + 1]) + 60000 - now break end
+    local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+    local wait = tonumber(last[2]) + 60000 - now
+    local offset = 0
+    while freed < excess do
+      local entries = redis.call('ZRANGE', KEYS[3], offset, offset + 999, 'WITHSCORES')
+      if #entries == 0 then break end
+      local ids = {}
+      for i = 1, #entries, 2 do ids[#ids + 1] = entries[i] end
+      local tokens = redis.call('HMGET', KEYS[4], unpack(ids))
+      for i = 1, #ids do
+        freed = freed + (tonumber(tokens[i]) or 0)
+        if freed >= excess then wait = tonumber(entries[2 * i]) + 60000 - now break end
+      end
+      offset = offset + 1000
     end
     return {'rate', tostring(wait)}
   end
@@ -63,6 +78,7 @@ end
 redis.call('ZADD', KEYS[2], now, ARGV[2])
 redis.call('ZADD', KEYS[3], now, ARGV[2])
 redis.call('HSET', KEYS[4], ARGV[2], est)
+redis.call('HINCRBY', KEYS[1], 'tpmUsed', est)
 redis.call('ZADD', KEYS[5], now + tonumber(ARGV[11]), ARGV[2])
 return {'ok'}
 `;
@@ -92,9 +108,16 @@ if ARGV[4] == 'included' and incTokens >= 0 then
   chargeOut = outT - fromOut
   if redis.call('HGET', KEYS[1], 'payment') ~= '1' then chargeIn = 0 chargeOut = 0 end
 end
-local cost = math.ceil((chargeIn * tonumber(ARGV[6]) + chargeOut * tonumber(ARGV[7])) / 1000000)
+-- Exact ceiling to the micro-dollar: integers below 2^53 are exact in Lua's doubles, and so is % on them.
+local pico = chargeIn * tonumber(ARGV[6]) + chargeOut * tonumber(ARGV[7])
+local cost = (pico - pico % 1000000) / 1000000
+if pico % 1000000 > 0 then cost = cost + 1 end
 redis.call('ZREM', KEYS[3], ARGV[1])
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then redis.call('HSET', KEYS[2], ARGV[1], inT + outT) end
+local reserved = redis.call('HGET', KEYS[2], ARGV[1])
+if reserved then
+  redis.call('HSET', KEYS[2], ARGV[1], inT + outT)
+  redis.call('HINCRBY', KEYS[1], 'tpmUsed', inT + outT - tonumber(reserved))
+end
 if inT + outT == 0 then return 0 end
 redis.call('HINCRBY', KEYS[1], 'incUsed', included)
 redis.call('HINCRBY', KEYS[1], 'wallet', -cost)
