@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { KeyConfig } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
 
 export type Scope = 'models' | 'sql';
 
@@ -57,12 +58,15 @@ export class KeyRing {
 
   /**
    * Finds a key locally, else asks the shared store (keys created on another instance). A store that
-   * cannot answer counts as "not found": the request is refused, never let through unverified.
+   * cannot answer refuses the request with 503 policy_unavailable (DESIGN step 7: fail closed), not 401:
+   * the key may be fine, and a client must not drop a good key over a transient outage.
    */
   async resolve(sha256: string): Promise<KeyRecord | undefined> {
     const local = this.#byHash.get(sha256);
     if (local || !this.#remoteLookup) return local;
-    const remote = await this.#remoteLookup(sha256).catch(() => undefined);
+    const remote = await this.#remoteLookup(sha256).catch((cause: unknown) => {
+      throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause });
+    });
     if (remote) this.add(remote);
     return remote;
   }

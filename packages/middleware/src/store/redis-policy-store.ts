@@ -29,6 +29,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #pendingSettlements: (() => Promise<unknown>)[] = [];
   #retryTimer: NodeJS.Timeout | undefined;
 
+  /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
+  #subscriber: Redis | undefined;
+
   private constructor(
     private readonly redis: ScriptedRedis,
     private readonly config: ResolvedConfig,
@@ -60,7 +63,33 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       if (redis.status === 'ready') throw error;
     }
     options.keys.setRemoteLookup((sha256) => store.#lookupKey(sha256));
+    store.#subscribeToRevocations(config.store.url);
     return store;
+  }
+
+  /**
+   * Admission checks the shared revocation set itself; this keeps each KeyRing current too, so endpoints
+   * without admission (the SQL endpoint) refuse a revoked key at once. After every (re)connection the
+   * whole set is read again, so a revocation made while this instance was cut off is not missed.
+   */
+  #subscribeToRevocations(url: string): void {
+    const channel = `${this.prefix}revocations`;
+    const subscriber = new Redis(url, { lazyConnect: true, autoResubscribe: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1_000) });
+    this.#subscriber = subscriber;
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, keyId: string) => this.keys.revoke(keyId));
+    subscriber.on('ready', () => {
+      subscriber
+        .subscribe(channel)
+        .then(() => this.#syncRevocations())
+        .catch(() => undefined); // the next 'ready' tries again
+    });
+    subscriber.connect().catch(() => undefined);
+  }
+
+  async #syncRevocations(): Promise<void> {
+    const revoked = new Set(await this.redis.smembers(`${this.prefix}revoked`));
+    for (const record of this.keys.records()) if (revoked.has(record.keyId)) record.revoked = true;
   }
 
   async admit(request: AdmissionRequest): Promise<Admission> {
@@ -92,6 +121,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       case 'ok':
         break;
       case 'revoked':
+        this.keys.revoke(request.principal.keyId);
         throw new ServiceError('unauthorized', 'Invalid or revoked API key');
       case 'rate':
         throw new ServiceError('rate_limited', 'Rate limit reached; retry after the Retry-After interval', { retryAfterSeconds: Math.max(1, Math.ceil(Number(detail) / 1000)) });
@@ -109,6 +139,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   async close(): Promise<void> {
     clearTimeout(this.#retryTimer);
     await this.#drainPending();
+    this.#subscriber?.disconnect();
     this.redis.disconnect();
   }
 
@@ -136,12 +167,23 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     return { key, keyId: record.keyId };
   }
 
+  /** Revokes a configured key or one created on any instance, by key, SHA-256 or key id. */
   async revokeKey(keyOrId: string): Promise<boolean> {
-    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId));
+    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
     if (!record) return false;
-    await this.redis.sadd(`${this.prefix}revoked`, record.keyId);
-    this.keys.revoke(record.keyId);
+    await this.redis.multi().sadd(`${this.prefix}revoked`, record.keyId).publish(`${this.prefix}revocations`, record.keyId).exec();
+    this.keys.add({ ...record, revoked: true });
     return true;
+  }
+
+  /** A key created on another instance that this one has not seen yet. */
+  async #findStoredKey(keyOrId: string): Promise<KeyRecord | undefined> {
+    const stored = await this.redis.hgetall(`${this.prefix}keys`);
+    const direct = stored[keyOrId] ?? stored[hashKey(keyOrId)];
+    if (direct) return JSON.parse(direct) as KeyRecord;
+    return Object.values(stored)
+      .map((json) => JSON.parse(json) as KeyRecord)
+      .find((record) => record.keyId === keyOrId);
   }
 
   async usage(org: string): Promise<UsageReport> {
@@ -218,10 +260,10 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   }
 
   async #lookupKey(sha256: string): Promise<KeyRecord | undefined> {
-    const [json, revoked] = await Promise.all([this.redis.hget(`${this.prefix}keys`, sha256), this.redis.smembers(`${this.prefix}revoked`)]);
+    const json = await this.redis.hget(`${this.prefix}keys`, sha256);
     if (!json) return undefined;
     const record = JSON.parse(json) as KeyRecord;
-    return { ...record, revoked: revoked.includes(record.keyId) };
+    return { ...record, revoked: (await this.redis.sismember(`${this.prefix}revoked`, record.keyId)) === 1 };
   }
 
   #orgKeys(org: string) {
