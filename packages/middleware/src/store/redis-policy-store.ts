@@ -58,6 +58,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     try {
       await redis.connect();
       await store.#initialise();
+      await store.#syncRevocations();
     } catch (error) {
       // Start anyway: admission answers policy_unavailable until Redis is reachable.
       if (redis.status === 'ready') throw error;
