@@ -42,6 +42,8 @@ export interface Policy {
 export interface UsageReport {
   /** USD. */
   wallet: number;
+  /** Whether the organization has a payment method on file (included models then draw on the wallet). */
+  paymentMethod: boolean;
   includedRemaining: number;
   /** ISO 8601 instant at which included tokens refill; null without an allowance. */
   resetAt: string | null;

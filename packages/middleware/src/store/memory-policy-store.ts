@@ -114,6 +114,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     refreshAllowance(balances, config, this.clock.now());
     return {
       wallet: microsToUsd(balances.walletMicros),
+      paymentMethod: balances.paymentMethod,
       includedRemaining: config.included ? Math.max(0, config.included.tokens - balances.includedUsed) : 0,
       resetAt: balances.resetAt === null ? null : new Date(balances.resetAt).toISOString(),
       requests: balances.requests,

@@ -64,7 +64,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       if (redis.status === 'ready') throw error;
     }
     options.keys.setRemoteLookup((sha256) => store.#lookupKey(sha256));
-    store.#subscribeToRevocations(config.store.url);
+    // Wait (briefly) for the subscription, so revocations made right after start-up are not missed.
+    await Promise.race([store.#subscribeToRevocations(config.store.url), new Promise((resolve) => setTimeout(resolve, config.policyTimeoutMs).unref())]);
     return store;
   }
 
@@ -73,8 +74,10 @@ export class RedisPolicyStore implements Policy, AdminOperations {
    * without admission (the SQL endpoint) refuse a revoked key at once. After every (re)connection the
    * whole set is read again, so a revocation made while this instance was cut off is not missed.
    */
-  #subscribeToRevocations(url: string): void {
+  #subscribeToRevocations(url: string): Promise<void> {
     const channel = `${this.prefix}revocations`;
+    let subscribed: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (subscribed = resolve));
     const subscriber = new Redis(url, { lazyConnect: true, autoResubscribe: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1_000) });
     this.#subscriber = subscriber;
     subscriber.on('error', () => undefined);
@@ -83,9 +86,11 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       subscriber
         .subscribe(channel)
         .then(() => this.#syncRevocations())
+        .then(subscribed)
         .catch(() => undefined); // the next 'ready' tries again
     });
     subscriber.connect().catch(() => undefined);
+    return first;
   }
 
   async #syncRevocations(): Promise<void> {
@@ -156,7 +161,11 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   async setPaymentMethod(org: string, value: boolean): Promise<void> {
     this.#requireOrg(org);
     await this.#ensureInitialised();
-    await this.redis.hset(this.#orgKeys(org).bal, 'payment', value ? '1' : '0');
+    await this.redis
+      .multi()
+      .hset(this.#orgKeys(org).bal, 'payment', value ? '1' : '0')
+      .xadd(`${this.prefix}ledger`, '*', 't', 'payment', 'org', org, 'value', value ? '1' : '0', 'at', this.clock.now())
+      .exec();
   }
 
   async createKey(org: string, scopes: ('models' | 'sql')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
@@ -197,6 +206,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const refilled = resetAt !== null && now >= resetAt;
     return {
       wallet: microsToUsd(Number(bal.wallet ?? 0)),
+      paymentMethod: bal.payment === '1',
       includedRemaining: config.included ? Math.max(0, config.included.tokens - (refilled ? 0 : Number(bal.incUsed ?? 0))) : 0,
       resetAt: resetAt === null ? null : new Date(refilled && config.included ? nextReset(config.included, now) : resetAt).toISOString(),
       requests: Number(bal.requests ?? 0),
