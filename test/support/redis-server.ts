@@ -32,6 +32,15 @@ export class RedisServer {
     });
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open and nothing answers, as with a hung Redis. */
+  pause(): void {
+    this.#process?.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.#process?.kill('SIGCONT');
+  }
+
   async stop(): Promise<void> {
     const child = this.#process;
     if (!child || child.exitCode !== null) return;

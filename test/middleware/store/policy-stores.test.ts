@@ -249,6 +249,26 @@ describe('policy stores (memory with a journal file, redis)', function () {
       assert.equal((await survivor.admin.usage('acme')).inFlight, 0);
     });
 
+    it('answers policy_unavailable within the deadline from a hung Redis, and a late admission gives its slot back', async () => {
+      const config = stores[1]!.store();
+      const { policy, admin } = await start(config, { acme: { wallet: 1, limits: { concurrency: 1 } } });
+      redis.pause();
+      let refusal: ServiceError;
+      const started = performance.now();
+      try {
+        refusal = await denial(policy.admit(request()));
+      } finally {
+        redis.resume();
+      }
+      const elapsed = performance.now() - started;
+      assert.equal(refusal.kind, 'policy_unavailable');
+      assert.ok(elapsed >= 450 && elapsed < 1_000, `answered after ${elapsed.toFixed(0)} ms with a 500 ms deadline`);
+      // The admission ran once Redis woke up; its release followed it on the same connection.
+      for (let i = 0; i < 200 && (await admin.usage('acme').catch(() => ({ inFlight: -1 }))).inFlight !== 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal((await admin.usage('acme')).inFlight, 0);
+      await (await policy.admit(request())).settle(USAGE);
+    });
+
     it('revokes on every instance at once, also keys the revoking instance never saw', async () => {
       const config = stores[1]!.store();
       const a = await start(config, { acme: { wallet: 1 } });

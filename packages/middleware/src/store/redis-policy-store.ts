@@ -112,14 +112,21 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       );
     let answer: string[];
     try {
-      await this.#ensureInitialised();
-      answer = await admitOnce();
-      if (answer[0] === 'uninitialised') {
-        // A Redis that lost its data (no persistence) starts again from the config's opening balances.
-        await this.#initialise();
-        answer = await admitOnce();
-      }
+      answer = await withDeadline(
+        (async () => {
+          await this.#ensureInitialised();
+          const first = await admitOnce();
+          if (first[0] !== 'uninitialised') return first;
+          // A Redis that lost its data (no persistence) starts again from the config's opening balances.
+          await this.#initialise();
+          return admitOnce();
+        })(),
+        this.config.policyTimeoutMs,
+      );
     } catch (error) {
+      // The script may still have run (a reply lost or late): release whatever it may hold, so a refused
+      // request never keeps a concurrency slot until its lease expires. Harmless if it never ran.
+      if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 });
       throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
     }
     const [verdict, detail] = answer;
@@ -287,4 +294,18 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     if (!config) throw new ServiceError('invalid_request', `Unknown organization "${org}"`);
     return config;
   }
+}
+
+/** DESIGN step 7: the whole admission answers within the deadline, however many commands it needed. */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the policy store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
+
+/** ioredis refuses a command outright while disconnected (no offline queue): it never reached Redis. */
+function neverSent(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('enableOfflineQueue');
 }
