@@ -1,0 +1,31 @@
+import { AllowanceExhaustedError, RateLimitedError, TollgateError } from './errors.js';
+
+export interface RetryOptions {
+  /** Retries for 429 rate_limited and 500/502/503/504 (contract §7.3 rule 1). */
+  maxRetries: number;
+  /** Retries for any 429 on /v1/messages*, where no header tells the reasons apart (§7.3 rule 5). */
+  messagesMaxRetries: number;
+  baseMs: number;
+  maxMs: number;
+}
+
+const retryableStatuses = new Set([500, 502, 503, 504]);
+
+/**
+ * Contract §7.3 as one decision: after failed attempt number `attempt` (0-based), wait how long before
+ * the next one — or `undefined` to stop and raise the error.
+ *
+ * @example
+ * retryDelay(rateLimitedError, 0, false, options, Math.random) // ≥ Retry-After × 1000
+ */
+export function retryDelay(error: TollgateError, attempt: number, messagesEndpoint: boolean, options: RetryOptions, random: () => number): number | undefined {
+  if (error instanceof AllowanceExhaustedError) return undefined; // rule 2: waiting does not help
+  const isRateLimit = error.status === 429;
+  if (!isRateLimit && !retryableStatuses.has(error.status)) return undefined; // rule 3: 400, 401, 402, 404, 422
+  const limit = messagesEndpoint && isRateLimit ? options.messagesMaxRetries : options.maxRetries;
+  if (attempt >= limit) return undefined;
+  const backoff = random() * Math.min(options.maxMs, options.baseMs * 2 ** attempt); // full jitter
+  const hinted = error instanceof RateLimitedError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0;
+  const floor = error.headers['retry-after'] !== undefined ? Math.max(1000, hinted) : 0;
+  return Math.max(backoff, floor);
+}

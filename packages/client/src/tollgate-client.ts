@@ -1,0 +1,181 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { classifyError } from './classify-error.js';
+import { OutcomeUnknownError, TollgateError } from './errors.js';
+import { chatFamily, checkedStream, messagesFamily, responsesFamily } from './read-stream.js';
+import { retryDelay, type RetryOptions } from './retry-policy.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, EmbeddingsResponse, Message, MessagesEvent, MessagesRequest, ResponsesEvent, SqlResult, SqlValue } from './types.js';
+
+export interface TollgateClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  /** Retries for 429 rate_limited and 500/502/503/504; default 4. */
+  maxRetries?: number;
+  /** Retries for a 429 on /v1/messages*, where an exhausted allowance looks like a rate limit; default 1. */
+  messagesMaxRetries?: number;
+  /**
+   * Retry model calls whose connection failed or timed out. Off by default: the request may have run and
+   * been metered, and no idempotency key exists (contract §7.3 rule 4).
+   */
+  retryConnectionFailures?: boolean;
+  /** Per attempt, headers and body together; default 10 minutes. */
+  timeoutMs?: number;
+  backoff?: { baseMs?: number; maxMs?: number };
+  dispatcher?: Dispatcher;
+  /** Injectable for tests: how to wait, and the jitter source. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * A typed client for both Tollgate services that follows the contract's retry rules (§7.3), raises typed
+ * errors decided by status, headers and body (§7), and checks streams end normally (§6.1).
+ *
+ * @example
+ * const tg = new TollgateClient({ baseUrl: 'http://127.0.0.1:8787', apiKey });
+ * const rows = await tg.sql('SELECT 1 AS one');
+ * for await (const chunk of tg.chatStream({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Hi' }] })) {}
+ */
+export class TollgateClient {
+  readonly #options: Required<Omit<TollgateClientOptions, 'apiKey' | 'backoff' | 'dispatcher'>> & { apiKey?: string; dispatcher: Dispatcher };
+  readonly #retry: RetryOptions;
+
+  constructor(options: TollgateClientOptions) {
+    if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
+    this.#options = {
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      apiKey: options.apiKey,
+      maxRetries: options.maxRetries ?? 4,
+      messagesMaxRetries: options.messagesMaxRetries ?? 1,
+      retryConnectionFailures: options.retryConnectionFailures ?? false,
+      timeoutMs: options.timeoutMs ?? 600_000,
+      dispatcher: options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 }),
+      sleep: options.sleep ?? sleep,
+      random: options.random ?? Math.random,
+    };
+    this.#retry = { maxRetries: this.#options.maxRetries, messagesMaxRetries: this.#options.messagesMaxRetries, baseMs: options.backoff?.baseMs ?? 500, maxMs: options.backoff?.maxMs ?? 30_000 };
+  }
+
+  /** Runs SQL; `params` bind `?` (array) or `:name` (object) placeholders. */
+  sql(query: string, options: CallOptions & { db?: string; params?: SqlValue[] | Record<string, SqlValue> } = {}): Promise<SqlResult> {
+    const body = { query, ...(options.params ? { params: options.params } : {}), ...(options.db ? { context: { db: options.db } } : {}) };
+    return this.#json('POST', '/api/sql/query', body, options);
+  }
+
+  /** The catalog's aliases, as GET /v1/models lists them. */
+  async models(options: CallOptions = {}): Promise<string[]> {
+    const list = await this.#json<{ data: { id: string }[] }>('GET', '/v1/models', undefined, options);
+    return list.data.map((model) => model.id);
+  }
+
+  chat(body: ChatRequest, options: CallOptions = {}): Promise<ChatCompletion> {
+    return this.#json('POST', '/v1/chat/completions', { ...body, stream: false }, options);
+  }
+
+  async *chatStream(body: ChatRequest, options: CallOptions = {}): AsyncGenerator<ChatChunk> {
+    const { stream, headers } = await this.#stream('/v1/chat/completions', { ...body, stream: true }, options);
+    yield* checkedStream(stream, chatFamily, headers) as AsyncGenerator<ChatChunk>;
+  }
+
+  messages(body: MessagesRequest, options: CallOptions = {}): Promise<Message> {
+    return this.#json('POST', '/v1/messages', { ...body, stream: false }, options);
+  }
+
+  async *messagesStream(body: MessagesRequest, options: CallOptions = {}): AsyncGenerator<MessagesEvent> {
+    const { stream, headers } = await this.#stream('/v1/messages', { ...body, stream: true }, options);
+    yield* checkedStream(stream, messagesFamily, headers) as AsyncGenerator<MessagesEvent>;
+  }
+
+  responses(body: Record<string, unknown>, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#json('POST', '/v1/responses', { ...body, stream: false }, options);
+  }
+
+  async *responsesStream(body: Record<string, unknown>, options: CallOptions = {}): AsyncGenerator<ResponsesEvent> {
+    const { stream, headers } = await this.#stream('/v1/responses', { ...body, stream: true }, options);
+    yield* checkedStream(stream, responsesFamily, headers) as AsyncGenerator<ResponsesEvent>;
+  }
+
+  embeddings(body: { model: string; input: string | string[]; [key: string]: unknown }, options: CallOptions = {}): Promise<EmbeddingsResponse> {
+    return this.#json('POST', '/v1/embeddings', body, options);
+  }
+
+  countTokens(body: Omit<MessagesRequest, 'max_tokens'>, options: CallOptions = {}): Promise<{ input_tokens: number }> {
+    return this.#json('POST', '/v1/messages/count_tokens', body, options);
+  }
+
+  async #json<T>(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions): Promise<T> {
+    const response = await this.#send(method, path, body, options, false);
+    return (await response.body.json()) as T;
+  }
+
+  async #stream(path: string, body: unknown, options: CallOptions): Promise<{ stream: AsyncIterable<Uint8Array>; headers: Record<string, string> }> {
+    const response = await this.#send('POST', path, body, options, true);
+    return { stream: response.body, headers: flatten(response.headers) };
+  }
+
+  /** One call with the retry rules of §7.3: attempts, backoff with full jitter, Retry-After as a floor. */
+  async #send(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions, stream: boolean): Promise<Dispatcher.ResponseData> {
+    const messagesEndpoint = path.startsWith('/v1/messages');
+    for (let attempt = 0; ; attempt++) {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(this.#options.baseUrl + path, {
+          method,
+          dispatcher: this.#options.dispatcher,
+          headers: this.#headers(messagesEndpoint, body !== undefined),
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.#options.timeoutMs)]) : AbortSignal.timeout(this.#options.timeoutMs),
+        });
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries) {
+          await this.#options.sleep(this.#options.random() * Math.min(this.#retry.maxMs, this.#retry.baseMs * 2 ** attempt), options.signal);
+          continue;
+        }
+        throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: {}, body: undefined, message: `No answer from Tollgate (${(error as Error).message}); the request may have run` }, { cause: error });
+      }
+      const headers = flatten(response.headers);
+      const isStream = (headers['content-type'] ?? '').includes('text/event-stream');
+      if (response.statusCode >= 200 && response.statusCode < 300 && isStream === stream) return response;
+      const text = await response.body.text().catch(() => '');
+      // contract §6.1 rule 1: a failure before output is a JSON answer, checked by Content-Type.
+      const error = response.statusCode < 300 ? new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers, body: text, message: `Expected ${stream ? 'a stream' : 'JSON'}, got ${headers['content-type'] ?? 'no content type'}` }) : classifyError(response.statusCode, headers, text);
+      const delay = retryDelay(error, attempt, messagesEndpoint, this.#retry, this.#options.random);
+      if (delay === undefined) throw error;
+      await this.#options.sleep(delay, options.signal);
+      if (options.signal?.aborted) throw options.signal.reason;
+    }
+  }
+
+  #headers(messagesEndpoint: boolean, hasBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream' };
+    if (hasBody) headers['content-type'] = 'application/json';
+    if (this.#options.apiKey) {
+      headers.authorization = `Bearer ${this.#options.apiKey}`;
+      if (messagesEndpoint) headers['x-api-key'] = this.#options.apiKey;
+    }
+    if (messagesEndpoint) headers['anthropic-version'] = '2023-06-01';
+    return headers;
+  }
+}
+
+function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  return flat;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
