@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The recorded provider responses in ../shared/fixtures/recorded (ground truth for wire formats). */
-export const recordedDir = fileURLToPath(new URL('../../../shared/fixtures/recorded/', import.meta.url));
+/** Real provider responses recorded by the Vercel AI SDK project (Apache-2.0; see fixtures/recorded/README.md). */
+export const recordedDir = fileURLToPath(new URL('../fixtures/recorded/', import.meta.url));
 
 /** A recorded stream: one SSE data payload per line. */
 export function recordedChunks(name: string): string[] {
