@@ -68,6 +68,19 @@ describe('several instances sharing Redis (DESIGN "Scale")', function () {
     assert.equal(viaB.status, 401);
   });
 
+  it('refuses a key on the SQL endpoint of the other instance as soon as it is revoked', async () => {
+    await startPair({ acme: { wallet: 10 } });
+    const sql = (url: string) => fetch(`${url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${keyOf('acme')}` }, body: JSON.stringify({ query: 'SELECT 1 AS one' }) });
+    assert.equal((await sql(b.gateway.url)).status, 200);
+    assert.ok(await a.gateway.gate.admin.revokeKey(keyOf('acme')));
+    let status = 200;
+    for (let i = 0; i < 100 && status === 200; i++) {
+      status = (await sql(b.gateway.url)).status;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.equal(status, 401);
+  });
+
   it('answers 503 policy_unavailable while Redis is down, and serves again once it is back', async () => {
     await startPair({ acme: { wallet: 10 } });
     assert.equal((await chat(a.gateway.url, 'acme')).status, 200);
