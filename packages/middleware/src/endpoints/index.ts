@@ -4,6 +4,9 @@ import { sqlQuery } from './sql-query.js';
 import { listModels } from './models.js';
 import { chatCompletions } from './chat-completions.js';
 import { messages } from './messages.js';
+import { responses } from './responses.js';
+import { embeddings } from './embeddings.js';
+import { countTokens } from './count-tokens.js';
 
 /** Every endpoint Tollgate serves, with the error envelope family it speaks (contract §4.2). */
 export const routes: readonly Route<EndpointHandler>[] = [
@@ -11,6 +14,9 @@ export const routes: readonly Route<EndpointHandler>[] = [
   { method: 'GET', path: '/v1/models', family: 'openai', handler: listModels },
   { method: 'POST', path: '/v1/chat/completions', family: 'openai', handler: chatCompletions },
   { method: 'POST', path: '/v1/messages', family: 'anthropic', handler: messages },
+  { method: 'POST', path: '/v1/responses', family: 'openai', handler: responses },
+  { method: 'POST', path: '/v1/embeddings', family: 'embeddings', handler: embeddings },
+  { method: 'POST', path: '/v1/messages/count_tokens', family: 'anthropic', handler: countTokens },
 ];
 
 export type { RequestContext, EndpointHandler } from './request-context.js';

@@ -53,7 +53,7 @@ export async function runModelCall(call: ModelCall): Promise<void> {
 }
 
 function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): RoutePlan {
-  const codec = codecFor(call.protocol, route.provider.kind);
+  const codec = codecFor(call.protocol, route.provider);
   const { config } = call.model;
   const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
   const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
@@ -70,13 +70,15 @@ async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: num
   }
   const { config, alias } = call.model;
   const budget = plan.codec.outputLimitFields.map((field) => plan.body[field]).find((value) => typeof value === 'number') as number | undefined;
+  // A protocol with no output budget (embeddings) reserves no output tokens.
+  const noOutput = plan.codec.outputLimitFields.length === 0 ? 0 : undefined;
   return policy.admit({
     principal: call.principal,
     alias,
     billing: config.billing,
     price: config.price,
     estimatedInputTokens,
-    maxOutputTokens: budget ?? config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET,
+    maxOutputTokens: noOutput ?? budget ?? config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET,
   });
 }
 
@@ -129,7 +131,7 @@ async function relayJson(call: ModelCall, plan: RoutePlan, response: UpstreamRes
   } catch (error) {
     throw new UpstreamFailure('Upstream provider sent an unreadable response', { cause: error });
   }
-  const { body, usage } = plan.codec.response(upstreamBody, plan.target);
+  const { body, usage } = plan.codec.response(upstreamBody, plan.target, plan.body);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
   await meter.settle();
   sendJson(call.ctx.res, 200, body, headers);
@@ -176,6 +178,8 @@ function outputTextOf(body: unknown): string {
     const message = chat.choices[0]?.message;
     return (message?.content ?? '') + (message?.tool_calls ?? []).map((c) => c.function.arguments).join('');
   }
+  const responses = body as { object?: string; output?: { content?: { text?: string }[]; arguments?: string }[] };
+  if (responses.object === 'response') return (responses.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');
   const messages = body as { content?: { text?: string; input?: unknown }[] };
   return (messages.content ?? []).map((block) => block.text ?? JSON.stringify(block.input ?? '')).join('');
 }

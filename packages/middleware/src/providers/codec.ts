@@ -1,8 +1,8 @@
 import type { ParamTable } from '../adapt/index.js';
 import type { ProviderConfig } from '../config/index.js';
 
-/** The two client protocols Tollgate speaks for generation (contract §4.2). */
-export type ClientProtocol = 'chat' | 'messages';
+/** The client protocols Tollgate serves through the model pipeline (contract §4.2). */
+export type ClientProtocol = 'chat' | 'messages' | 'responses' | 'embeddings';
 
 /** One SSE event for the client: `event` names it (Anthropic family), `data` is JSON or `[DONE]`. */
 export interface ClientEvent {
@@ -47,7 +47,8 @@ export interface Codec {
   outputLimitFields: readonly string[];
   upstreamPath(target: RouteTarget, stream: boolean): string;
   request(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string | string[] | undefined>): unknown;
-  response(upstream: unknown, target: RouteTarget): { body: unknown; usage: SeenUsage };
+  /** `clientBody` is the adapted client body (embeddings need `encoding_format` and the inputs). */
+  response(upstream: unknown, target: RouteTarget, clientBody: Record<string, unknown>): { body: unknown; usage: SeenUsage };
   stream(target: RouteTarget, clientBody: Record<string, unknown>): StreamTranslator;
 }
 

@@ -6,3 +6,7 @@ export { MessagesToChatStream } from './messages-to-chat-stream.js';
 export { ChatToMessagesStream } from './chat-to-messages-stream.js';
 export { finishReasonFromStopReason, stopReasonFromFinishReason } from './map-stop-reason.js';
 export { parseImageDataUrl, toImageDataUrl } from './image-data-url.js';
+export * from './responses-wire.js';
+export { responsesToChatRequest } from './responses-to-chat-request.js';
+export { chatToResponsesResponse, responseShell, responsesUsage } from './chat-to-responses-response.js';
+export { ChatToResponsesStream } from './chat-to-responses-stream.js';

@@ -18,3 +18,10 @@ export const openaiParamsForMessagesClients: ParamTable = {
   thinking: unsupported,
   service_tier: unsupported,
 };
+
+/** OpenAI Responses parameters and their ranges (platform.openai.com API reference). */
+export const openaiResponsesParams: ParamTable = {
+  temperature: { min: 0, max: 2 },
+  top_p: { min: 0, max: 1 },
+  top_logprobs: { min: 0, max: 20 },
+};

@@ -1,0 +1,69 @@
+import { authenticate } from '../auth/index.js';
+import type { CatalogModel } from '../catalog/index.js';
+import { ServiceError } from '../errors/index.js';
+import { readJsonBody, sendJson } from '../http/index.js';
+import { baseUrlOf, forwardAnthropicHeaders, providerWires } from '../providers/index.js';
+import { estimateInputTokens } from '../tokenize/index.js';
+import { UpstreamFailure, withRetries } from '../upstream/index.js';
+import { parseBody } from '../validate/index.js';
+import { countTokensBody } from './count-tokens-schema.js';
+import type { RequestContext } from './request-context.js';
+
+/**
+ * `POST /v1/messages/count_tokens` (Anthropic-compatible): `{input_tokens}` for a messages request.
+ * An Anthropic primary route asks Anthropic's own count endpoint; every other route, or an Anthropic
+ * one that stays unreachable after its retries, counts with the o200k tokenizer. Authenticated with
+ * the `models` scope but neither rate-limited nor billed: it generates nothing and costs nothing
+ * upstream. Every error answers in the Anthropic envelope (contract §2.3 shape 2).
+ *
+ * @example
+ * await new Anthropic({ baseURL: 'http://127.0.0.1:8787', apiKey }).messages.countTokens({ model: 'claude-sonnet', messages })
+ */
+export async function countTokens(ctx: RequestContext): Promise<void> {
+  const { runtime } = ctx;
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
+  await authenticate(ctx.req, await runtime.keyRing(), 'models');
+  const body = parseBody(countTokensBody, raw);
+  const model = runtime.gateway.catalog.resolve(body.model, 'chat');
+  const route = model.routes[0]!;
+  const inputTokens = route.provider.kind === 'anthropic' ? await askAnthropic(ctx, route, body) : undefined;
+  sendJson(ctx.res, 200, { input_tokens: inputTokens ?? countLocally(body) });
+}
+
+function countLocally(body: Record<string, unknown>): number {
+  return estimateInputTokens({ system: body.system, messages: body.messages, tools: body.tools });
+}
+
+/** Anthropic's count, or undefined when it could not be reached (transient failures after retries). */
+async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][number], body: Record<string, unknown>): Promise<number | undefined> {
+  const { provider } = route;
+  const wire = providerWires.anthropic;
+  try {
+    const response = await withRetries(
+      () =>
+        ctx.runtime.gateway.upstream.post({
+          url: `${baseUrlOf(provider)}/v1/messages/count_tokens`,
+          headers: { ...provider.headers, ...wire.authHeaders(provider.apiKey), ...forwardAnthropicHeaders(ctx.req.headers) },
+          body: { ...body, model: route.model },
+          timeoutMs: provider.timeoutMs,
+          signal: ctx.signal,
+          parseError: wire.parseError,
+        }),
+      {
+        retries: provider.maxRetries,
+        baseMs: provider.retryBaseMs,
+        maxMs: 4_000,
+        signal: ctx.signal,
+        classify: (error) => ({ transient: error instanceof UpstreamFailure && error.transient, retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined }),
+      },
+    );
+    const answer = (await response.body.json()) as { input_tokens?: unknown };
+    if (typeof answer.input_tokens !== 'number') throw new UpstreamFailure('Upstream provider sent no input_tokens', {});
+    return answer.input_tokens;
+  } catch (error) {
+    if (!(error instanceof UpstreamFailure)) throw ServiceError.from(error);
+    if (error.transient) return undefined;
+    // contract §2.3: a rejection is relayed with type api_error, the provider's message and status.
+    throw new ServiceError('upstream_error', error.message, { status: error.details.status, code: error.details.code, cause: error });
+  }
+}

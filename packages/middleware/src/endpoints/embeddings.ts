@@ -1,0 +1,23 @@
+import { authenticate } from '../auth/index.js';
+import { readJsonBody } from '../http/index.js';
+import { parseBody } from '../validate/index.js';
+import { embeddingsBody } from './embeddings-schema.js';
+import { runModelCall } from './model-call.js';
+import type { RequestContext } from './request-context.js';
+
+/**
+ * `POST /v1/embeddings` (OpenAI-compatible) on OpenAI, OpenAI-compatible and Gemini routes. It goes
+ * through admission and settlement like generation (input tokens only). Upstream errors answer the
+ * provider's original body and status; internal errors `type: "internal_error"` (contract §2.3).
+ *
+ * @example
+ * new OpenAI({ baseURL: 'http://127.0.0.1:8787/v1', apiKey }).embeddings.create({ model: 'text-embedding-3-small', input: 'Hi' })
+ */
+export async function embeddings(ctx: RequestContext): Promise<void> {
+  const { runtime } = ctx;
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
+  const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
+  const { stream: _ignored, ...body } = parseBody(embeddingsBody, raw);
+  const model = runtime.gateway.catalog.resolve(body.model, 'embedding');
+  await runModelCall({ ctx, principal, model, protocol: 'embeddings', body });
+}

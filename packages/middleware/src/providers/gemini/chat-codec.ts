@@ -1,0 +1,66 @@
+import type { ChatRequest } from '../../translate/index.js';
+import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { chatToGeminiRequest } from './chat-to-gemini-request.js';
+import type { GeminiResponse } from './gemini-wire.js';
+import { geminiToChatResponse } from './gemini-to-chat-response.js';
+import { GeminiToChatStream } from './gemini-to-chat-stream.js';
+import { geminiParamsForChatClients } from './params.js';
+
+/**
+ * A chat client on a Gemini route: chat → `generateContent` and back. Gemini puts the model and the
+ * method in the path; streams use `streamGenerateContent?alt=sse`.
+ */
+export const geminiChatCodec: Codec = {
+  params: geminiParamsForChatClients,
+  outputLimitFields: ['max_tokens', 'max_completion_tokens'],
+  upstreamPath: geminiGeneratePath,
+  request: (body) => chatToGeminiRequest(body as ChatRequest),
+  response(upstream, target) {
+    const response = upstream as GeminiResponse;
+    return { body: geminiToChatResponse(response, target.alias), usage: geminiUsage(response) };
+  },
+  stream(target, clientBody) {
+    const includeUsage = (clientBody.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+    return new GeminiChatTranslator(target.alias, includeUsage);
+  },
+};
+
+/** `/models/{model}:generateContent`, or its SSE variant for streams. */
+export function geminiGeneratePath(target: RouteTarget, stream: boolean): string {
+  const model = encodeURIComponent(target.model.replace(/^models\//, ''));
+  return stream ? `/models/${model}:streamGenerateContent?alt=sse` : `/models/${model}:generateContent`;
+}
+
+export function geminiUsage(response: GeminiResponse): SeenUsage {
+  const usage = response.usageMetadata;
+  if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
+  return { inputTokens: usage.promptTokenCount ?? 0, outputTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0), reported: true };
+}
+
+/** Gemini SSE → chat chunks; the stream finished only if every candidate sent a finishReason. */
+export class GeminiChatTranslator implements StreamTranslator {
+  readonly #translate: GeminiToChatStream;
+
+  constructor(alias: string, includeUsage: boolean) {
+    this.#translate = new GeminiToChatStream(alias, { includeUsage });
+  }
+
+  push(event: { data: string }): ClientEvent[] {
+    return this.#translate.push(JSON.parse(event.data) as GeminiResponse).map((chunk) => ({ data: chunk }));
+  }
+
+  end(): ClientEvent[] {
+    // DESIGN "does better" than contract §6.1 rule 4: no finish_reason is ever added to a failed stream.
+    if (!this.#translate.finished) throw new IncompleteStream('upstream Gemini stream ended without a finishReason');
+    return [{ data: '[DONE]' }];
+  }
+
+  usage(): SeenUsage {
+    const usage = this.#translate.usage;
+    return usage ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: true } : { inputTokens: 0, outputTokens: 0, reported: false };
+  }
+
+  text(): string {
+    return this.#translate.text;
+  }
+}

@@ -1,0 +1,19 @@
+import type { Codec } from '../codec.js';
+import { notStreamed } from '../not-streamed.js';
+
+/**
+ * An embeddings client on an OpenAI(-compatible) route: a native relay with the upstream model in the
+ * request and the alias in the answer; upstream errors keep their original body (contract §2.3).
+ */
+export const openaiEmbeddingsCodec: Codec = {
+  params: {},
+  outputLimitFields: [],
+  upstreamPath: () => '/embeddings',
+  request: (body, target) => ({ ...body, model: target.model }),
+  response(upstream, target) {
+    const list = { ...(upstream as { usage?: { prompt_tokens?: number } }), model: target.alias };
+    const reported = typeof list.usage?.prompt_tokens === 'number';
+    return { body: list, usage: { inputTokens: list.usage?.prompt_tokens ?? 0, outputTokens: 0, reported } };
+  },
+  stream: () => notStreamed,
+};

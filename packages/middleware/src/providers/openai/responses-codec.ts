@@ -1,0 +1,63 @@
+import type { ResponsesEvent, ResponsesResponse } from '../../translate/index.js';
+import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { openaiResponsesParams } from './params.js';
+
+/**
+ * A Responses client on OpenAI's own platform: a native relay to `{baseUrl}/responses`. The body
+ * passes through with the upstream model; the response and every event carrying it name the alias.
+ */
+export const openaiResponsesCodec: Codec = {
+  params: openaiResponsesParams,
+  outputLimitFields: ['max_output_tokens'],
+  upstreamPath: () => '/responses',
+  request: (body, target) => ({ ...body, model: target.model }),
+  response(upstream, target) {
+    const response = { ...(upstream as ResponsesResponse), model: target.alias };
+    return { body: response, usage: responsesSeenUsage(response.usage) };
+  },
+  stream: (target) => new ResponsesRelayStream(target.alias),
+};
+
+/**
+ * Relays Responses events, renaming the model. Only `response.completed` or `response.incomplete`
+ * end a stream normally; `response.failed` and `error` are upstream failures, which Tollgate never
+ * relays as events (DESIGN "Streaming": the stream ends abnormally instead).
+ */
+export class ResponsesRelayStream implements StreamTranslator {
+  #finished = false;
+  #text = '';
+  #usage: SeenUsage = { inputTokens: 0, outputTokens: 0, reported: false };
+
+  constructor(private readonly alias: string) {}
+
+  push(event: { event?: string; data: string }): ClientEvent[] {
+    const data = JSON.parse(event.data) as ResponsesEvent;
+    if (data.type === 'error' || data.type === 'response.failed') throw new IncompleteStream(`upstream responses stream failed: ${event.data.slice(0, 500)}`);
+    const response = data.response as ResponsesResponse | undefined;
+    if (response) {
+      data.response = { ...response, model: this.alias };
+      if (response.usage) this.#usage = responsesSeenUsage(response.usage);
+    }
+    if (data.type === 'response.output_text.delta' || data.type === 'response.function_call_arguments.delta') this.#text += String(data.delta ?? '');
+    if (data.type === 'response.completed' || data.type === 'response.incomplete') this.#finished = true;
+    return [{ event: event.event ?? data.type, data }];
+  }
+
+  end(): ClientEvent[] {
+    if (!this.#finished) throw new IncompleteStream('upstream responses stream ended without response.completed');
+    return [];
+  }
+
+  usage(): SeenUsage {
+    return this.#usage;
+  }
+
+  text(): string {
+    return this.#text;
+  }
+}
+
+export function responsesSeenUsage(usage: { input_tokens?: number; output_tokens?: number } | null | undefined): SeenUsage {
+  if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
+  return { inputTokens: usage.input_tokens ?? 0, outputTokens: usage.output_tokens ?? 0, reported: true };
+}
