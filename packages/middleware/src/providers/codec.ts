@@ -48,7 +48,7 @@ export interface Codec {
   upstreamPath(target: RouteTarget, stream: boolean): string;
   request(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string | string[] | undefined>): unknown;
   /** `clientBody` is the adapted client body (embeddings need `encoding_format` and the inputs). */
-  response(upstream: unknown, target: RouteTarget, clientBody: Record<string, unknown>): { body: unknown; usage: SeenUsage };
+  response(upstream: unknown, target: RouteTarget, clientBody?: Record<string, unknown>): { body: unknown; usage: SeenUsage };
   stream(target: RouteTarget, clientBody: Record<string, unknown>): StreamTranslator;
 }
 

@@ -19,7 +19,7 @@ export const geminiEmbeddingsCodec: Codec = {
     const dimensions = typeof body.dimensions === 'number' ? { outputDimensionality: body.dimensions } : {};
     return { requests: textInputs(body.input).map((text) => ({ model, content: { parts: [{ text }] }, ...dimensions })) };
   },
-  response(upstream, target, clientBody) {
+  response(upstream, target, clientBody = {}) {
     const embeddings = (upstream as { embeddings?: { values: number[] }[] }).embeddings ?? [];
     const base64 = clientBody.encoding_format === 'base64';
     const inputTokens = textInputs(clientBody.input).reduce((sum, text) => sum + countTokens(text), 0);
