@@ -23,6 +23,7 @@ export class GeminiToChatStream {
   readonly #pending = new Map<number, { index: number; call: PartialFunctionCall }>();
   #usage: ChatUsage | undefined;
   #text = '';
+  #usageSent = false;
 
   constructor(
     private readonly alias: string,
@@ -58,7 +59,10 @@ export class GeminiToChatStream {
         chunks.push(this.#chunk(index, {}, finishReasonFromGemini(candidate.finishReason, this.#toolCalls.has(index))));
       }
     });
-    if (this.finished && this.options.includeUsage && this.#usage) chunks.push({ ...this.#chunk(0, {}), choices: [], usage: { ...this.#usage } });
+    if (this.finished && this.options.includeUsage && this.#usage && !this.#usageSent) {
+      this.#usageSent = true;
+      chunks.push({ ...this.#chunk(0, {}), choices: [], usage: { ...this.#usage } });
+    }
     return chunks;
   }
 
