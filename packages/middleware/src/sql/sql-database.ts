@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../errors/index.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -17,85 +18,123 @@ export interface SqlDatabaseOptions {
   maxRows: number;
 }
 
-interface InFlight {
+interface Flight {
   request: WorkerRequest;
   answer: Promise<WorkerResponse>;
   resolve: (response: WorkerResponse) => void;
   reject: (error: unknown) => void;
 }
 
+/** A request whose change the worker made but no export has captured yet: acknowledged only once one has. */
+interface Unsaved {
+  id: number;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * One named database, owned by its own worker thread so a long statement never blocks the event loop.
  *
- * Requests are pipelined: the worker runs them one after another from its queue, so it is never idle
- * waiting for the next message. Only the request at the head is running, so only its clock counts
- * against `timeoutMs`; when it runs over, the worker is terminated, a new one starts from the last
- * committed image, and the requests queued behind the runaway (which never started) are sent again.
+ * Requests are pipelined: they are posted as they come and the worker runs them in order, so it never
+ * waits for the next message. The worker answers in order, so the oldest request in flight is the one
+ * running, and only its clock counts against `timeoutMs`. When it runs over, the worker is terminated,
+ * a new one starts from the last exported image, and the requests queued behind the runaway (which never
+ * started) are posted to it again. Posting happens synchronously in exactly two places (a new request
+ * while a worker is up, all queued requests when one comes up), so nothing is ever posted twice.
  *
- * After a request that changed something, the image is exported and made durable (group commit:
- * requests finishing during a write share the next one) before the request is acknowledged.
+ * After a request that changed something, the image is exported and made durable before the request is
+ * acknowledged (group commit: every change made before an export shares it). A change the worker made
+ * but no export captured when the worker had to be stopped is gone with it; those requests answer 503
+ * `rolled_back` rather than be acknowledged, so an acknowledged change is never lost.
  */
 export class SqlDatabase {
-  #worker: Promise<Worker>;
+  #worker: Worker | undefined;
+  #starting: Promise<void>;
   #image: Uint8Array | null;
   #nextId = 0;
-  readonly #inFlight = new Map<number, InFlight>();
+  /** Posted (or to be posted once the worker is up), in worker order. */
+  readonly #queue = new Map<number, Flight>();
   #headTimer: NodeJS.Timeout | undefined;
-  #persist: { running: Promise<void> | undefined; dirty: boolean; waiters: (() => void)[] } = { running: undefined, dirty: false, waiters: [] };
+  #unsaved: Unsaved[] = [];
+  #persisting: Promise<void> | undefined;
 
   constructor(private readonly options: SqlDatabaseOptions) {
     this.#image = options.file ? readImage(options.file) : null;
     if (options.file) mkdirSync(dirname(options.file), { recursive: true });
-    this.#worker = this.#startWorker();
+    this.#starting = this.#boot();
+  }
+
+  /** Resolves once the worker has loaded the database; rejects if it cannot start. */
+  ready(): Promise<void> {
+    return this.#starting;
   }
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
   async query(query: string, params: SqlParams | undefined, signal?: AbortSignal): Promise<QueryOutcome> {
-    if (signal?.aborted) throw new ServiceError('sql_error', 'The client went away before the query ran', { code: 'cancelled' });
-    const response = await this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
+    if (signal?.aborted) throw new ServiceError('sql_error', 'The client went away before the query ran', { code: 'cancelled', context: { db: this.options.name } });
+    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
+    const response = await answer;
     if (response.kind === 'failed') throw new ServiceError('sql_error', response.message, { code: response.code, context: { db: this.options.name } });
     if (response.kind !== 'result') throw new Error(`unexpected worker answer ${response.kind}`);
-    if (response.result.changed) await this.#commit();
+    if (response.result.changed) await this.#commit(id);
     return response.result;
   }
 
   /** Lets requests in flight finish and the last image reach the disk, then stops the worker. */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.#inFlight.values()].map((flight) => flight.answer));
-    while (this.#persist.running) await this.#persist.running;
+    while (this.#queue.size > 0 || this.#persisting) {
+      await Promise.allSettled([this.#persisting, ...[...this.#queue.values()].map((flight) => flight.answer)]);
+    }
     clearTimeout(this.#headTimer);
-    await (await this.#worker).terminate();
+    await this.#starting.catch(() => undefined);
+    await this.#worker?.terminate();
   }
 
-  #startWorker(): Promise<Worker> {
-    const worker = spawnWorker(this.options.workerUrl, { wasmPath: this.options.wasmPath, image: this.#image });
+  /** Starts a worker; if it cannot start, the requests waiting for it fail instead of hanging. */
+  #boot(): Promise<void> {
+    const starting = this.#startWorker();
+    starting.catch((error: unknown) => {
+      for (const flight of this.#queue.values()) flight.reject(error);
+      this.#queue.clear();
+    });
+    return starting;
+  }
+
+  async #startWorker(): Promise<void> {
+    const worker = await spawnWorker(this.options.workerUrl, { wasmPath: this.options.wasmPath, image: this.#image });
     worker.unref();
-    return new Promise((resolve, reject) => {
+    await new Promise<void>((resolve, reject) => {
       worker.once('error', reject);
       worker.once('message', () => {
         worker.off('error', reject);
-        worker.on('message', (response: WorkerResponse) => this.#answer(response));
-        worker.on('error', (error) => this.#crashed(worker, error));
-        resolve(worker);
+        resolve();
       });
     });
+    worker.on('message', (response: WorkerResponse) => this.#answer(worker, response));
+    worker.on('error', (error) => this.#crashed(worker, error));
+    this.#worker = worker;
+    for (const flight of this.#queue.values()) worker.postMessage(flight.request);
+    this.#armHeadTimer();
   }
 
-  async #send(request: WorkerRequest): Promise<WorkerResponse> {
+  #send(request: WorkerRequest): { id: number; answer: Promise<WorkerResponse> } {
     const id = ++this.#nextId;
     const message = { ...request, id };
-    let settle!: Pick<InFlight, 'resolve' | 'reject'>;
+    let settle!: Pick<Flight, 'resolve' | 'reject'>;
     const answer = new Promise<WorkerResponse>((resolve, reject) => (settle = { resolve, reject }));
-    this.#inFlight.set(id, { request: message, answer, ...settle });
-    if (this.#inFlight.size === 1) this.#armHeadTimer();
-    (await this.#worker).postMessage(message);
-    return answer;
+    this.#queue.set(id, { request: message, answer, ...settle });
+    if (this.#worker) {
+      this.#worker.postMessage(message);
+      if (this.#queue.size === 1) this.#armHeadTimer();
+    }
+    return { id, answer };
   }
 
-  #answer(response: WorkerResponse): void {
-    const flight = this.#inFlight.get(response.id);
+  #answer(worker: Worker, response: WorkerResponse): void {
+    if (worker !== this.#worker) return;
+    const flight = this.#queue.get(response.id);
     if (!flight) return;
-    this.#inFlight.delete(response.id);
+    this.#queue.delete(response.id);
     this.#armHeadTimer();
     flight.resolve(response);
   }
@@ -103,75 +142,81 @@ export class SqlDatabase {
   /** The worker answers in order, so the oldest request in flight is the one running now. */
   #armHeadTimer(): void {
     clearTimeout(this.#headTimer);
-    const head = this.#inFlight.entries().next();
+    if (!this.#worker) return;
+    const head = this.#queue.entries().next();
     if (head.done || head.value[1].request.kind !== 'query') return;
     const [id] = head.value;
-    this.#headTimer = setTimeout(() => void this.#timeOut(id), this.options.timeoutMs);
+    this.#headTimer = setTimeout(() => this.#timeOut(id), this.options.timeoutMs);
     this.#headTimer.unref();
   }
 
-  async #timeOut(id: number): Promise<void> {
-    const runaway = this.#inFlight.get(id);
+  #timeOut(id: number): void {
+    const runaway = this.#queue.get(id);
     if (!runaway) return;
-    this.#inFlight.delete(id);
+    this.#queue.delete(id);
     runaway.reject(new ServiceError('sql_error', `The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } }));
-    await this.#restart();
+    this.#restart();
   }
 
   #crashed(worker: Worker, error: unknown): void {
-    void this.#worker.then((current) => {
-      if (current !== worker) return;
-      for (const flight of this.#inFlight.values()) flight.reject(error);
-      this.#inFlight.clear();
-      void this.#restart();
-    });
+    if (worker !== this.#worker) return;
+    for (const flight of this.#queue.values()) flight.reject(error);
+    this.#queue.clear();
+    this.#restart();
   }
 
-  /** A fresh worker from the last committed image; requests that never started there are sent again. */
-  async #restart(): Promise<void> {
+  /** A fresh worker from the last exported image; requests that never started there are posted again. */
+  #restart(): void {
     const old = this.#worker;
-    this.#worker = this.#startWorker();
-    await (await old).terminate();
-    const worker = await this.#worker;
-    for (const flight of this.#inFlight.values()) worker.postMessage(flight.request);
-    this.#armHeadTimer();
+    this.#worker = undefined;
+    clearTimeout(this.#headTimer);
+    void old?.terminate();
+    // Changes made after the last export lived only in the stopped worker: never acknowledge them.
+    for (const unsaved of this.#unsaved.splice(0)) {
+      unsaved.reject(new ServiceError('sql_error', `Another statement on database "${this.options.name}" ran past sql.timeoutMs before this request's change was saved; the change was rolled back and can be sent again`, { status: 503, code: 'rolled_back', context: { db: this.options.name } }));
+    }
+    this.#starting = this.#boot();
   }
 
-  /** Group commit: resolves once an image taken after this call is committed. */
-  #commit(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#persist.waiters.push(resolve);
-      this.#persist.dirty = true;
-      this.#persist.running ??= this.#persistLoop();
+  /** Group commit: resolves once an export taken after request `id` ran is durable. */
+  #commit(id: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#unsaved.push({ id, resolve, reject });
+      this.#persisting ??= this.#persistLoop().finally(() => (this.#persisting = undefined));
     });
   }
 
   async #persistLoop(): Promise<void> {
-    try {
-      while (this.#persist.dirty) {
-        this.#persist.dirty = false;
-        const waiters = this.#persist.waiters.splice(0);
-        const response = await this.#send({ kind: 'export', id: 0 });
-        if (response.kind !== 'exported') throw new Error('export failed');
-        this.#image = response.bytes;
+    while (this.#unsaved.length > 0) {
+      const { id: exportId, answer } = this.#send({ kind: 'export', id: 0 });
+      const response = await answer.catch(() => undefined);
+      if (response?.kind !== 'exported') continue; // the worker was replaced: its unsaved requests were rolled back
+      this.#image = response.bytes;
+      // The worker runs in order: the export captured every change of a request posted before it.
+      const covered = this.#unsaved.filter((unsaved) => unsaved.id < exportId);
+      this.#unsaved = this.#unsaved.filter((unsaved) => unsaved.id > exportId);
+      try {
         if (this.options.file) await writeFileAtomic(this.options.file, response.bytes);
-        for (const resolve of waiters) resolve();
+        for (const unsaved of covered) unsaved.resolve();
+      } catch (error) {
+        for (const unsaved of covered) unsaved.reject(error);
       }
-    } finally {
-      this.#persist.running = undefined;
     }
   }
 }
 
 /**
- * Node 20 does not hand tsx's loader hooks to worker threads, so when Tollgate runs from TypeScript source
- * (tests, benchmarks) the worker runs from the build output next to it; `npm test` builds first.
+ * Runs the worker module. Built, it is plain JavaScript. From TypeScript source (tests, benchmarks under
+ * tsx) the worker needs tsx's loader, which Node 20 does not hand to worker threads: a one-line
+ * bootstrap registers it inside the worker and then imports the real module.
  */
-function spawnWorker(url: URL, workerData: unknown): Worker {
+async function spawnWorker(url: URL, workerData: unknown): Promise<Worker> {
   if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
-  const built = new URL(url.href.replace('/src/', '/dist/').replace(/\.ts$/, '.js'));
-  if (!existsSync(built)) throw new Error(`The SQL worker is not built (${fileURLToPath(built)}); run npm run build`);
-  return new Worker(built, { workerData });
+  // createRequire rather than import.meta.resolve, which tsx lacks when it runs this module as CommonJS;
+  // that resolves the package's CommonJS face, and the worker wants its ES module beside it.
+  const tsx = pathToFileURL(createRequire(url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
+  const bootstrap = `const { register } = await import(${JSON.stringify(tsx)}); register(); await import(${JSON.stringify(url.href)});`;
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`), { workerData });
 }
 
 function readImage(file: string): Uint8Array | null {

@@ -17,6 +17,7 @@ export class SqlService {
   private constructor(
     private readonly databases: Map<string, SqlDatabase>,
     private readonly defaultDb: string,
+    private readonly maxStatementBytes: number,
   ) {}
 
   static async open(config: SqlConfig, options: { baseDir: string; wasmPath?: string; workerUrl?: URL }): Promise<SqlService> {
@@ -29,10 +30,21 @@ export class SqlService {
         new SqlDatabase({ name, file: db.file ? resolve(options.baseDir, db.file) : undefined, wasmPath, workerUrl, timeoutMs: config.timeoutMs, maxRows: config.maxRows }),
       ]),
     );
-    return new SqlService(databases, config.default);
+    const service = new SqlService(databases, config.default, config.maxStatementBytes);
+    try {
+      // A database that cannot load (a corrupt file, a missing wasm) fails ready(), not the first query.
+      await Promise.all([...databases.values()].map((db) => db.ready()));
+    } catch (error) {
+      await service.close();
+      throw error;
+    }
+    return service;
   }
 
   async query(request: SqlQuery, signal?: AbortSignal): Promise<SqlResult> {
+    if (Buffer.byteLength(request.query) > this.maxStatementBytes) {
+      throw new ServiceError('request_too_large', `The statement is larger than ${this.maxStatementBytes} bytes (sql.maxStatementBytes)`);
+    }
     const name = request.db ?? this.defaultDb;
     const database = this.databases.get(name);
     if (!database) {

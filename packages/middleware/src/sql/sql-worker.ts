@@ -23,6 +23,8 @@ const initSqlJs = require('sql.js') as (config: { wasmBinary: ArrayBuffer }) => 
 const wasm = readFileSync(wasmPath);
 const SQL = await initSqlJs({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) });
 const db: Database = new SQL.Database(image ?? undefined);
+// sql.js reads the image lazily: touch the schema now so a file that is not a database fails the start.
+db.exec('SELECT count(*) FROM sqlite_master');
 const helpers = prepareHelpers();
 
 /** Statements every request runs, prepared once: parsing them per request was most of a point select's cost. */

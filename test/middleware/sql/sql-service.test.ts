@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { SqlJsStatic } from 'sql.js';
+import { parseConfig } from '../../../packages/middleware/src/config/index.js';
+import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
+import { SqlService } from '../../../packages/middleware/src/sql/index.js';
+
+const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
+
+describe('SqlService', () => {
+  let dir: string;
+  let service: SqlService | undefined;
+  const open = async (sql: Record<string, unknown> = {}) => {
+    const { config } = parseConfig({ sql: { databases: { main: { file: 'main.sqlite' } }, timeoutMs: 300, ...sql } });
+    const opened = await SqlService.open(config.sql, { baseDir: dir });
+    service = opened;
+    return opened;
+  };
+  const codeOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => 'ok',
+      (error: unknown) => (error instanceof ServiceError ? `${error.status} ${error.code}` : String(error)),
+    );
+  const readFile = async () => {
+    const SQL = await (createRequire(import.meta.url)('sql.js') as () => Promise<SqlJsStatic>)();
+    const db = new SQL.Database(readFileSync(join(dir, 'main.sqlite')));
+    const rows = db.exec('SELECT n FROM log ORDER BY n')[0]?.values.map(([n]) => n) ?? [];
+    db.close();
+    return rows;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tollgate-sql-service-'));
+  });
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs a request queued behind a runaway exactly once, on the restarted worker', async () => {
+    const service = await open();
+    await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    const runaway = codeOf(service.query({ query: RUNAWAY }));
+    const behind = service.query({ query: 'INSERT INTO log VALUES (1)' });
+    assert.equal(await runaway, '400 statement_timeout');
+    assert.deepEqual(await behind, { type: 'ok', affected_rows: 1, context: { db: 'main' } });
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[1]], context: { db: 'main' } });
+  });
+
+  it('never acknowledges a change the runaway restart threw away: it answers 503 rolled_back and the row is absent', async () => {
+    const service = await open();
+    await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    // Posted together: the insert runs, then the runaway starts before any export could capture the insert.
+    const insert = codeOf(service.query({ query: 'INSERT INTO log VALUES (7)' }));
+    const runaway = codeOf(service.query({ query: RUNAWAY }));
+    const [insertOutcome, runawayOutcome] = await Promise.all([insert, runaway]);
+    assert.equal(runawayOutcome, '400 statement_timeout');
+    assert.equal(insertOutcome, '503 rolled_back');
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [], context: { db: 'main' } });
+    await service.close();
+    assert.deepEqual(await readFile(), []);
+  });
+
+  it('acknowledges every write of a concurrent burst only once it is on disk, sharing exports (group commit)', async () => {
+    const service = await open();
+    await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    await Promise.all(Array.from({ length: 200 }, (_, n) => service.query({ query: 'INSERT INTO log VALUES (?)', params: [n] })));
+    assert.equal((await readFile()).length, 200);
+  });
+
+  it('answers 413 for a statement over maxStatementBytes and runs nothing', async () => {
+    const service = await open({ maxStatementBytes: 100 });
+    await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    assert.equal(await codeOf(service.query({ query: `INSERT INTO log VALUES (1); -- ${'x'.repeat(100)}` })), '413 request_too_large');
+    assert.deepEqual(await readFile(), []);
+  });
+
+  it('fails open() for a file that is not a database', async () => {
+    writeFileSync(join(dir, 'main.sqlite'), 'this is not a database, just a text file that is long enough to have a header');
+    await assert.rejects(open(), /not a database/);
+  });
+});
