@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../../packages/middleware/src/cli.ts', import.meta.url));
+// The child runs in a temporary directory, so name tsx's loader by its absolute location.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const RUN_SOURCE = ['--conditions=tollgate-source', '--import', TSX, CLI];
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+}
+
+/** `tollgate serve` from source in `cwd`, on a free port; resolves once it prints its address. */
+function serve(cwd: string, ...args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, [...RUN_SOURCE, 'serve', '--port', '0', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', () => {
+      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      // On the embedded default the key and the curl example follow the address: wait for them.
+      if (url && (args.includes('--config') || output.includes('curl'))) resolve({ child, output: () => output, url });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
+}
+
+async function sql(url: string, key: string, query: string) {
+  const response = await fetch(`${url}/api/sql/query`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+describe('tollgate serve', function () {
+  this.timeout(30_000);
+  let cwd: string;
+  let running: Running | undefined;
+  beforeEach(() => {
+    cwd = mkdtempSync(join(tmpdir(), 'tollgate-serve-'));
+  });
+  afterEach(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill('SIGKILL');
+      await exited(running.child);
+    }
+    running = undefined;
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('starts on the embedded default, prints a development key with a curl example, and keeps key and data across a graceful restart', async () => {
+    running = await serve(cwd);
+    const key = /Development key[^:]*: (\S+)/.exec(running.output())?.[1];
+    assert.ok(key, running.output());
+    assert.match(running.output(), new RegExp(`curl -s ${running.url}/api/sql/query -H 'Authorization: Bearer ${key}'`));
+    assert.equal((await sql(running.url, key, 'CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES (\'kept\')')).status, 200);
+
+    running.child.kill('SIGTERM');
+    assert.equal(await exited(running.child), 0, 'SIGTERM shuts down cleanly');
+
+    running = await serve(cwd);
+    assert.match(running.output(), new RegExp(`Development key[^:]*: ${key}`), 'the same key after a restart');
+    assert.deepEqual((await sql(running.url, key, 'SELECT body FROM notes')).body.data, [['kept']]);
+    assert.equal((await sql(running.url, 'tg-not-a-key-000000', 'SELECT 1')).status, 401);
+  });
+
+  it('exits with code 1 and the field-naming message, no stack trace, for a bad config file', async () => {
+    const file = join(cwd, 'bad.json');
+    writeFileSync(file, JSON.stringify({ sql: { maxRows: 'many' } }));
+    const child = spawn(process.execPath, [...RUN_SOURCE, 'serve', '--config', file, '--port', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    assert.equal(await exited(child), 1);
+    assert.match(stderr, /maxRows/);
+    assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+  });
+});
