@@ -72,6 +72,17 @@ describe('SqlService', () => {
     assert.equal((await readFile()).length, 200);
   });
 
+  it('answers a repeated query with its own params each time, also after a write and after the table changed shape', async () => {
+    const service = await open();
+    await service.query({ query: "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b')" });
+    const byId = (id: number) => service.query({ query: 'SELECT * FROM t WHERE id = ?', params: [id] });
+    assert.deepEqual((await byId(1)).type === 'table' && (await byId(1)), { type: 'table', column_names: ['id', 'name'], data: [[1, 'a']], context: { db: 'main' } });
+    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name'], data: [[2, 'b']], context: { db: 'main' } });
+    await service.query({ query: "ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'n'; UPDATE t SET name = 'z' WHERE id = 2" });
+    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name', 'note'], data: [[2, 'z', 'n']], context: { db: 'main' } });
+    assert.deepEqual(await byId(3), { type: 'table', column_names: ['id', 'name', 'note'], data: [], context: { db: 'main' } });
+  });
+
   it('answers 413 for a statement over maxStatementBytes and runs nothing', async () => {
     const service = await open({ maxStatementBytes: 100 });
     await service.query({ query: 'CREATE TABLE log(n INTEGER)' });

@@ -82,8 +82,20 @@ function runRequest(query: string, params: SqlParams | undefined, maxRows: numbe
 
 function runStatements(query: string, params: SqlParams | undefined, maxRows: number): StatementResult {
   const binder = new ParamBinder(params);
+  const cached = statementCache.get(query);
+  if (cached) {
+    try {
+      const result = runStatement(cached, binder, maxRows);
+      binder.assertAllUsed();
+      return result;
+    } finally {
+      cached.reset();
+    }
+  }
   let last: StatementResult | undefined;
+  let count = 0;
   for (const statement of db.iterateStatements(query)) {
+    count++;
     try {
       last = runStatement(statement, binder, maxRows);
     } finally {
@@ -92,7 +104,31 @@ function runStatements(query: string, params: SqlParams | undefined, maxRows: nu
   }
   binder.assertAllUsed();
   if (!last) throw new RequestFailure('The query contains no SQL statement', 'empty_query');
+  if (count === 1) remember(query);
   return last;
+}
+
+/**
+ * Single-statement queries, prepared once by their exact text: applications send the same few queries
+ * with different params, and compiling them again each time was a large share of a point select.
+ */
+const statementCache = new Map<string, Statement>();
+const STATEMENT_CACHE_SIZE = 64;
+
+/** The iterator frees each statement as it moves on, so the one to keep is prepared on its own. */
+function remember(query: string): void {
+  let statement: Statement;
+  try {
+    statement = db.prepare(query);
+  } catch {
+    return; // DDL that now fails to compile (CREATE TABLE of the table it made): nothing worth keeping
+  }
+  if (statementCache.size >= STATEMENT_CACHE_SIZE) {
+    const [oldest, evicted] = statementCache.entries().next().value!;
+    statementCache.delete(oldest);
+    evicted.free();
+  }
+  statementCache.set(query, statement);
 }
 
 const transactionControl = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
@@ -104,11 +140,14 @@ function runStatement(statement: Statement, binder: ParamBinder, maxRows: number
   }
   const bound = binder.next(statement.getSQL());
   if (bound !== undefined) statement.bind(bound);
-  const columns = statement.getColumnNames();
   const data: unknown[][] = [];
-  while (statement.step()) {
+  let hasRow = statement.step();
+  // Asked after the first step: a kept statement whose table changed shape is recompiled there.
+  const columns = statement.getColumnNames();
+  while (hasRow) {
     if (data.length >= maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
     data.push(rowOf(statement).map(toJsonValue));
+    hasRow = statement.step();
   }
   if (columns.length > 0) return { type: 'table', column_names: columns, data };
   return { type: 'ok', affected_rows: db.getRowsModified() };
@@ -138,7 +177,8 @@ function changeMarker(): string {
 
 /** sql.js's export closes and reopens the database, which frees prepared statements: prepare them again. */
 function exportImage(): Uint8Array {
-  for (const statement of Object.values(helpers)) statement.free();
+  for (const statement of [...Object.values(helpers), ...statementCache.values()]) statement.free();
+  statementCache.clear();
   const bytes = db.export();
   configure(); // export reopened the database with default settings
   Object.assign(helpers, prepareHelpers());
