@@ -55,6 +55,11 @@ const provider = z
     maxRetries: z.number().int().min(0).max(10).default(2),
     /** First backoff step; later ones double, with full jitter, up to 4 s or the provider's Retry-After. */
     retryBaseMs: z.number().int().nonnegative().default(200),
+    /**
+     * Whether an `openai`-kind server speaks `/v1/responses` itself (relayed natively) or not (translated
+     * through chat completions). Default: true for OpenAI's own hosts, false for other OpenAI-compatible servers.
+     */
+    responsesApi: z.boolean().optional(),
   })
   .strict();
 

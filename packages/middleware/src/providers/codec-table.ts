@@ -24,7 +24,7 @@ export const codecTable: Record<ClientProtocol, Partial<Record<ProviderConfig['k
   // OpenAI's platform speaks Responses natively; OpenAI-compatible servers (Ollama, vLLM, llama.cpp)
   // mostly do not, so they get Responses translated through chat completions like the other kinds.
   responses: {
-    openai: (provider) => (isOpenAIPlatform(provider) ? openaiResponsesCodec : openaiResponsesViaChat),
+    openai: (provider) => (speaksResponses(provider) ? openaiResponsesCodec : openaiResponsesViaChat),
     anthropic: responsesViaChat(anthropicChatCodec),
     gemini: responsesViaChat(geminiChatCodec),
   },
@@ -45,8 +45,12 @@ export function codecFor(protocol: ClientProtocol, provider: ProviderConfig['kin
   return typeof row === 'function' ? row(config) : row;
 }
 
-/** A route to OpenAI itself: the default base URL or any `*.openai.com` / `*.openai.azure.com` host. */
-export function isOpenAIPlatform(provider: ProviderConfig): boolean {
+/**
+ * Whether the server relays `/v1/responses` natively: the provider's `responsesApi` when set, else true for
+ * OpenAI itself (the default base URL or any `*.openai.com` / `*.openai.azure.com` host).
+ */
+export function speaksResponses(provider: ProviderConfig): boolean {
+  if (provider.responsesApi !== undefined) return provider.responsesApi;
   const host = new URL(baseUrlOf(provider)).hostname;
   return host === 'api.openai.com' || host.endsWith('.openai.com') || host.endsWith('.openai.azure.com');
 }
