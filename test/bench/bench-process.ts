@@ -12,7 +12,7 @@ export interface BenchProcess {
 /** Forks one of ./servers/*.ts (TypeScript through tsx) and waits for the port it reports. */
 export function forkServer(name: string, env: Record<string, string> = {}): Promise<BenchProcess> {
   const child = fork(fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)), {
-    execArgv: ['--conditions=tollgate-source', '--import', 'tsx'],
+    execArgv: ['--conditions=tollgate-source', '--import', 'tsx', '--expose-gc'],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -44,10 +44,10 @@ export async function startPortkey(port: number): Promise<BenchProcess> {
   throw new Error('Portkey gateway did not start');
 }
 
-/** Asks a forked server for its resident memory. */
-export function rssOf(server: BenchProcess): Promise<number> {
+/** Asks a forked server for its memory after a full garbage collection. */
+export function memoryOf(server: BenchProcess): Promise<{ rss: number; heapUsed: number }> {
   return new Promise((resolve) => {
-    server.child.once('message', (message) => resolve((message as { rss: number }).rss));
+    server.child.once('message', (message) => resolve(message as { rss: number; heapUsed: number }));
     server.child.send('memory');
   });
 }

@@ -2,7 +2,7 @@
 // load generator; then stream time-to-first-byte and memory with 1,000 open streams.
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import { forkServer, rssOf, startPortkey, type BenchProcess } from './bench-process.js';
+import { forkServer, memoryOf, startPortkey, type BenchProcess } from './bench-process.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 32;
@@ -37,11 +37,11 @@ async function timeToFirstByte(url: string, headers: Record<string, string>, run
   return times[Math.floor(times.length / 2)]!;
 }
 
-async function memoryWithOpenStreams(count: number): Promise<{ before: number; during: number }> {
+async function memoryWithOpenStreams(count: number): Promise<{ before: { rss: number; heapUsed: number }; during: { rss: number; heapUsed: number } }> {
   const upstream = await forkServer('constant-upstream', { HOLD_MS: '20000' });
   const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1` });
   try {
-    const before = await rssOf(gateway);
+    const before = await memoryOf(gateway);
     const agent = new Agent({ connections: count + 10 });
     const body = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     const streams = await Promise.all(
@@ -52,7 +52,7 @@ async function memoryWithOpenStreams(count: number): Promise<{ before: number; d
         return response;
       }),
     );
-    const during = await rssOf(gateway);
+    const during = await memoryOf(gateway);
     for (const stream of streams) stream.body.destroy();
     await agent.destroy();
     return { before, during };
@@ -61,6 +61,8 @@ async function memoryWithOpenStreams(count: number): Promise<{ before: number; d
     upstream.stop();
   }
 }
+
+const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 
 /** Runs the gateway benchmark and returns its report as Markdown. */
 export async function gatewayBench(): Promise<string> {
@@ -103,7 +105,7 @@ export async function gatewayBench(): Promise<string> {
       `Tollgate / bare proxy throughput: ${((tollgate.rps / bare.rps) * 100).toFixed(1)}% (target ≥ 80%); p99 ${tollgate.p99} ms vs ${bare.p99} ms (target ≤ 2×).`,
       '',
       `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,
-      `Memory with 1,000 concurrent open streams: Tollgate RSS ${(memory.before / 2 ** 20).toFixed(0)} MiB idle → ${(memory.during / 2 ** 20).toFixed(0)} MiB (${((memory.during - memory.before) / 1000 / 1024).toFixed(1)} KiB per stream).`,
+      `Memory with 1,000 concurrent open streams (after a full GC): RSS ${mib(memory.before.rss)} → ${mib(memory.during.rss)} MiB, JS heap ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} MiB (${((memory.during.heapUsed - memory.before.heapUsed) / 1000 / 1024).toFixed(1)} KiB of heap per open stream).`,
     ];
     return lines.join('\n');
   } finally {

@@ -18,5 +18,11 @@ const server = createServer(gate);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
 process.on('message', (message) => {
-  if (message === 'memory') process.send?.({ rss: process.memoryUsage().rss });
+  if (message !== 'memory') return;
+  (globalThis as { gc?: () => void }).gc?.(); // measure what is live, not garbage not yet collected
+  const { rss, heapUsed } = process.memoryUsage();
+  process.send?.({ rss, heapUsed });
+});
+process.on('message', (message) => {
+  if (message === 'exit') process.exit(0); // lets --cpu-prof write its profile
 });
