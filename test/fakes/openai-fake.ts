@@ -13,7 +13,8 @@ let sequence = 0;
 
 /**
  * A fake OpenAI: chat completions (JSON and SSE, usage chunk only with `stream_options.include_usage`,
- * tool calls), embeddings and the models list, with OpenAI's error bodies. Base URL ends in `/v1`.
+ * tool calls), responses (JSON and events), embeddings and the models list, with OpenAI's error bodies.
+ * Base URL ends in `/v1`.
  *
  * @example
  * const openai = await startFakeOpenAI();
@@ -30,6 +31,7 @@ function route(ctx: FakeContext, apiKey: string): void {
   if (req.headers.authorization !== `Bearer ${apiKey}`) return fake.sendError(res, 401, 'Incorrect API key provided.');
   if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return chat(ctx);
   if (req.method === 'POST' && url.pathname === '/v1/embeddings') return embeddings(ctx);
+  if (req.method === 'POST' && url.pathname === '/v1/responses') return responses(ctx);
   if (req.method === 'GET' && url.pathname === '/v1/models') return json(ctx, { object: 'list', data: [{ id: 'gpt-4o', object: 'model', created: 1, owned_by: 'openai' }] });
   fake.sendError(res, 404, `Unknown request URL: ${req.method} ${url.pathname}`);
 }
@@ -74,6 +76,38 @@ function chat(ctx: FakeContext): void {
   if (body.stream_options?.include_usage) frames.push({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage });
   frames.push('[DONE]');
   for (const frame of frames) if (!sse.send(frame)) return;
+  sse.end();
+}
+
+/** The Responses API: a response object, or its event sequence as recorded in openai-responses-tool-calls. */
+function responses(ctx: FakeContext): void {
+  const { body, fake } = ctx;
+  const input = typeof body?.input === 'string' ? [{ role: 'user', content: body.input }] : ((body?.input ?? []) as { role?: string; content?: unknown }[]);
+  const lastUser = [...input].reverse().find((item) => item.role === 'user');
+  const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : []));
+  const inputTokens = countWords(textOfMessages(input, body?.instructions));
+  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: countWords(text), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + countWords(text) };
+  const id = `resp_fake${++sequence}`;
+  const itemId = `msg_fake${sequence}`;
+  const model = String(body?.model ?? 'gpt-4o');
+  const part = { type: 'output_text', text, annotations: [] };
+  const item = { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [part] };
+  const response = (status: string, output: unknown[], withUsage: boolean) => ({ id, object: 'response', created_at: Math.floor(Date.now() / 1000), status, model, output, ...(withUsage ? { usage } : { usage: null }), error: null, incomplete_details: null });
+  if (body?.stream !== true) return json(ctx, { ...response('completed', [item], true), output_text: text });
+  const sse = new FakeSse(ctx.res, fake.dropAfter);
+  let n = 0;
+  const frames: { type: string; [key: string]: unknown }[] = [
+    { type: 'response.created', response: response('in_progress', [], false) },
+    { type: 'response.in_progress', response: response('in_progress', [], false) },
+    { type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', content: [] } },
+    { type: 'response.content_part.added', item_id: itemId, output_index: 0, content_index: 0, part: { ...part, text: '' } },
+    ...text.split(/(?<=\s)/).map((delta) => ({ type: 'response.output_text.delta', item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] })),
+    { type: 'response.output_text.done', item_id: itemId, output_index: 0, content_index: 0, text, logprobs: [] },
+    { type: 'response.content_part.done', item_id: itemId, output_index: 0, content_index: 0, part },
+    { type: 'response.output_item.done', output_index: 0, item },
+    { type: 'response.completed', response: response('completed', [item], true) },
+  ];
+  for (const frame of frames) if (!sse.send({ ...frame, sequence_number: n++ }, frame.type)) return;
   sse.end();
 }
 

@@ -225,6 +225,18 @@ describe('POST /v1/chat/completions', () => {
     assert.ok(events.every((e) => e.data !== '[DONE]' && !(JSON.parse(e.data) as { choices: { finish_reason: unknown }[] }).choices.some((c) => c.finish_reason)));
   });
 
+  it('aborts the upstream request when the client disconnects', async () => {
+    stack.openai.delay(400);
+    const controller = new AbortController();
+    const pending = fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify({ model: 'gpt', stream: true, messages: user('hi') }) }).catch(() => undefined);
+    while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await pending;
+    const deadline = Date.now() + 2_000;
+    while (!stack.openai.requests[0]!.aborted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(stack.openai.requests[0]!.aborted, true);
+  });
+
   it('answers a normal JSON error when the stream fails before any output', async () => {
     stack.openai.failNext({ status: 400, times: 1 });
     const response = await postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'gpt', stream: true, messages: user('hi') }, { authorization: `Bearer ${TEST_KEY}` });
