@@ -1,10 +1,11 @@
 /**
  * Fake upstream providers for tests: real HTTP servers on loopback speaking OpenAI's and Anthropic's wire
- * formats (checked against ../shared/fixtures/recorded by test/fakes-selftest), failures included.
+ *  formats (OpenAI, Anthropic, Gemini; checked against ../shared/fixtures/recorded by test/fakes-selftest), failures included.
  *
  * @example
  * const openai = await startFakeOpenAI();          // baseUrl http://127.0.0.1:PORT/v1, key sk-fake-openai
  * const anthropic = await startFakeAnthropic();    // baseUrl http://127.0.0.1:PORT,    key sk-fake-anthropic
+ * const gemini = await startFakeGemini();          // baseUrl http://127.0.0.1:PORT/v1beta, key fake-gemini-key
  * openai.failNext({ status: 529, times: 2 });      // the provider's real error body, twice
  * anthropic.dropAfterChunks(3);                    // streams break after three events
  * await openai.refuseConnections();                // connections refused until restore()
@@ -13,4 +14,5 @@
  */
 export { startFakeOpenAI, FAKE_OPENAI_KEY } from './openai-fake.js';
 export { startFakeAnthropic, FAKE_ANTHROPIC_KEY } from './anthropic-fake.js';
+export { startFakeGemini, FAKE_GEMINI_KEY } from './gemini-fake.js';
 export { FakeServer, countWords, textOfMessages, type RecordedRequest, type Failure, type ScriptedReply } from './fake-server.js';

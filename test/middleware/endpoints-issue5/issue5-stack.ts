@@ -1,7 +1,7 @@
 import type { ConfigInput } from '@tollgate/middleware';
 import { startFakeAnthropic, startFakeOpenAI } from '../../fakes/index.js';
 import { TEST_KEY, startGateway, type RunningGateway } from '../../support/gateway.js';
-import { FAKE_GEMINI_KEY, startGeminiUpstream } from './gemini-upstream.js';
+import { FAKE_GEMINI_KEY, startFakeGemini } from '../../fakes/index.js';
 
 export { TEST_KEY };
 
@@ -12,7 +12,7 @@ export { TEST_KEY };
 export async function startIssue5Stack(overrides: Partial<ConfigInput> = {}) {
   const openai = await startFakeOpenAI();
   const anthropic = await startFakeAnthropic();
-  const gemini = await startGeminiUpstream();
+  const gemini = await startFakeGemini();
   const config: ConfigInput = {
     defaultCatalog: false,
     keys: [{ key: TEST_KEY, org: 'acme' }],

@@ -1,4 +1,4 @@
-import { FakeServer, FakeSse, countWords, echoReply, textOfMessages, type FakeContext } from '../../fakes/fake-server.js';
+import { FakeServer, FakeSse, countWords, echoReply, textOfMessages, type FakeContext } from './fake-server.js';
 
 export const FAKE_GEMINI_KEY = 'fake-gemini-key';
 
@@ -10,15 +10,15 @@ function geminiError(status: number, message: string) {
 }
 
 /**
- * A small fake Gemini (v1beta) for the issue-5 tests, on the shared fake harness: `generateContent`,
+ * A fake Gemini (v1beta) on the shared fake harness: `generateContent`,
  * `streamGenerateContent?alt=sse` (each event a whole GenerateContentResponse, the last with
  * `finishReason` and `usageMetadata`, as in the recorded google-* streams) and `batchEmbedContents`,
- * checking `x-goog-api-key`. Replace with test/fakes' Gemini fake once it lands.
+ * checking `x-goog-api-key`.
  *
  * @example
- * const gemini = await startGeminiUpstream();   // baseUrl http://127.0.0.1:PORT/v1beta
+ * const gemini = await startFakeGemini();   // baseUrl http://127.0.0.1:PORT/v1beta
  */
-export async function startGeminiUpstream(): Promise<FakeServer> {
+export async function startFakeGemini(): Promise<FakeServer> {
   return new FakeServer(route, '/v1beta', geminiError).start();
 }
 
