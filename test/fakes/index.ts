@@ -1,6 +1,6 @@
 /**
- * Fake upstream providers for tests: real HTTP servers on loopback speaking OpenAI's and Anthropic's wire
- *  formats (OpenAI, Anthropic, Gemini; checked against ../shared/fixtures/recorded by test/fakes-selftest), failures included.
+ * Fake upstream providers for tests: real HTTP servers on loopback speaking OpenAI's, Anthropic's and Gemini's
+ * wire formats, failures included. test/fakes-selftest checks them against the recordings in test/fixtures/recorded.
  *
  * @example
  * const openai = await startFakeOpenAI();          // baseUrl http://127.0.0.1:PORT/v1, key sk-fake-openai
