@@ -6,6 +6,7 @@
  * app.use(tollgate({ keys: [{ key: process.env.TOLLGATE_KEY!, org: 'acme' }], organizations: { acme: {} } }));
  */
 export { tollgate, type Tollgate, type TollgateOptions } from './tollgate.js';
+export type { Logger, SqlAssets } from './runtime.js';
 export { koa } from './koa.js';
 export { parseConfig, loadConfigFile, ConfigError, type ConfigInput, type ResolvedConfig } from './config/index.js';
 export { ServiceError, renderError, type ErrorFamily } from './errors/index.js';

@@ -11,6 +11,13 @@ export interface RuntimeOptions {
   /** Relative database and state files resolve against this directory. */
   baseDir: string;
   logger: Logger;
+  sqlAssets?: SqlAssets;
+}
+
+/** Paths a bundling host gives for sql.js's wasm and the SQL worker script. */
+export interface SqlAssets {
+  wasmPath?: string;
+  workerUrl?: URL;
 }
 
 export interface Logger {
@@ -39,7 +46,7 @@ export class Runtime {
   }
 
   sql(): Promise<SqlService> {
-    this.#sql ??= SqlService.open(this.config.sql, { baseDir: this.options.baseDir });
+    this.#sql ??= SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets });
     return this.#sql;
   }
 

@@ -5,7 +5,7 @@ import { matchRoute, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
-import { Runtime, type Logger } from './runtime.js';
+import { Runtime, type Logger, type SqlAssets } from './runtime.js';
 import { systemClock, type Clock } from './runtime-clock.js';
 
 export interface TollgateOptions {
@@ -15,6 +15,11 @@ export interface TollgateOptions {
   /** Directory that relative file paths in the config resolve against; the working directory by default. */
   baseDir?: string;
   logger?: Logger;
+  /**
+   * Where sql.js's wasm and the SQL worker script live, for hosts that bundle Tollgate (the VS Code
+   * extension): a bundle has no node_modules to resolve them from. Found beside the package by default.
+   */
+  sqlAssets?: SqlAssets;
 }
 
 /** The connect/Express middleware with its lifecycle and admin operations (DESIGN "Public API"). */
@@ -51,7 +56,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   const logger = options.logger ?? consoleLogger;
   let runtime: Runtime | undefined;
   const getRuntime = () =>
-    (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger }));
+    (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets }));
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {

@@ -73,6 +73,16 @@ describe('POST /api/sql/query', () => {
     assert.equal((await sql({ query: 'SELECT x FROM d' })).body.error_code, 'no_such_table');
   });
 
+  it('names the failing statement of several in context.statement_index, whether it failed to run or to compile', async () => {
+    const failedToRun = await sql({ query: "INSERT INTO t(name) VALUES ('a'); INSERT INTO t(name) VALUES ('a'); SELECT 1" });
+    assert.equal(failedToRun.status, 400);
+    assert.deepEqual(failedToRun.body.context, { db: 'main', statement_index: 1 });
+    const failedToCompile = await sql({ query: 'SELECT 1; SELECT 2; SELEC 3' });
+    assert.deepEqual(failedToCompile.body.context, { db: 'main', statement_index: 2 });
+    assert.equal((await sql({ query: 'SELEC 1' })).body.context.statement_index, 0);
+    assert.equal(await count(), 0);
+  });
+
   describe('bad input answers its documented status and changes nothing', () => {
     const cases: { name: string; send: () => Promise<{ status: number; body: any }>; status: number; check?: (body: any) => void }[] = [
       { name: 'a body that is not JSON', send: () => sql('{"query": '), status: 422, check: (b) => assert.equal(b.detail[0].type, 'json_invalid') },

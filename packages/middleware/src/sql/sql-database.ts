@@ -74,7 +74,10 @@ export class SqlDatabase {
     if (signal?.aborted) throw new ServiceError('sql_error', 'The client went away before the query ran', { code: 'cancelled', context: { db: this.options.name } });
     const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
     const response = await answer;
-    if (response.kind === 'failed') throw new ServiceError('sql_error', response.message, { code: response.code, context: { db: this.options.name } });
+    if (response.kind === 'failed') {
+      const at = response.statementIndex === undefined ? {} : { statement_index: response.statementIndex };
+      throw new ServiceError('sql_error', response.message, { code: response.code, context: { db: this.options.name, ...at } });
+    }
     if (response.kind !== 'result') throw new Error(`unexpected worker answer ${response.kind}`);
     if (response.result.changed) await this.#commit(id);
     return response.result;

@@ -8,7 +8,7 @@ export type WorkerRequest =
 export type WorkerResponse =
   | { kind: 'result'; id: number; result: QueryOutcome }
   | { kind: 'exported'; id: number; bytes: Uint8Array }
-  | { kind: 'failed'; id: number; message: string; code: string };
+  | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number };
 
 /** What one statement produced. */
 export type StatementResult = { type: 'table'; column_names: string[]; data: unknown[][] } | { type: 'ok'; affected_rows: number };

@@ -57,7 +57,8 @@ parentPort!.on('message', (request: WorkerRequest) => {
     response = request.kind === 'export' ? { kind: 'exported', id: request.id, bytes: exportImage() } : { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
   } catch (error) {
     const code = error instanceof RequestFailure ? error.code : classifySqlError((error as Error).message);
-    response = { kind: 'failed', id: request.id, message: (error as Error).message, code };
+    const { statementIndex } = error as { statementIndex?: number };
+    response = { kind: 'failed', id: request.id, message: (error as Error).message, code, ...(statementIndex === undefined ? {} : { statementIndex }) };
   }
   parentPort!.postMessage(response, response.kind === 'exported' ? [response.bytes.buffer as ArrayBuffer] : []);
 });
@@ -88,24 +89,39 @@ function runStatements(query: string, params: SqlParams | undefined, maxRows: nu
       const result = runStatement(cached, binder, maxRows);
       binder.assertAllUsed();
       return result;
+    } catch (error) {
+      throw tagStatement(error, 0);
     } finally {
       cached.reset();
     }
   }
   let last: StatementResult | undefined;
   let count = 0;
-  for (const statement of db.iterateStatements(query)) {
-    count++;
-    try {
-      last = runStatement(statement, binder, maxRows);
-    } finally {
-      statement.free();
+  try {
+    for (const statement of db.iterateStatements(query)) {
+      count++;
+      try {
+        last = runStatement(statement, binder, maxRows);
+      } catch (error) {
+        throw tagStatement(error, count - 1);
+      } finally {
+        statement.free();
+      }
     }
+  } catch (error) {
+    // The iterator itself throws when the next statement does not compile.
+    throw tagStatement(error, count);
   }
   binder.assertAllUsed();
   if (!last) throw new RequestFailure('The query contains no SQL statement', 'empty_query');
   if (count === 1) remember(query);
   return last;
+}
+
+/** Marks which statement (0-based) failed, so an editor can point at it; the first mark stays. */
+function tagStatement(error: unknown, statementIndex: number): unknown {
+  if (error instanceof Error && !('statementIndex' in error) && !(error instanceof RequestFailure && error.code === 'empty_query')) Object.assign(error, { statementIndex });
+  return error;
 }
 
 /**
