@@ -1,7 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { BindParams, Database, SqlJsStatic, Statement } from 'sql.js';
+import initSqlJs, { type BindParams, type Database, type Statement } from 'sql.js';
 import { classifySqlError } from './classify-sql-error.js';
 import { scanPlaceholders } from './scan-placeholders.js';
 import type { SqlParams } from './sql-types.js';
@@ -18,8 +17,6 @@ class RequestFailure extends Error {
 }
 
 const { wasmPath, image } = workerData as WorkerData;
-const require = createRequire(import.meta.url);
-const initSqlJs = require('sql.js') as (config: { wasmBinary: ArrayBuffer }) => Promise<SqlJsStatic>;
 const wasm = readFileSync(wasmPath);
 const SQL = await initSqlJs({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) });
 const db: Database = new SQL.Database(image ?? undefined);
