@@ -1,0 +1,77 @@
+import * as vscode from 'vscode';
+import type { ChatMessage, TollgateClient } from '@tollgate/client';
+import type { GatewayHost } from '../host/gateway-host.js';
+import { explainError } from './explain-error.js';
+
+/**
+ * Tollgate inside VS Code's own chat, where the running VS Code has the APIs: an `@tollgate` chat
+ * participant (1.90+) and Tollgate's models in the model picker (the language-model-provider API,
+ * 1.104+). Both are feature-detected; on an editor without them the chat panel is the way in.
+ */
+export function registerEditorChat(host: GatewayHost): vscode.Disposable[] {
+  const disposables: vscode.Disposable[] = [];
+  if (typeof vscode.chat?.createChatParticipant === 'function') disposables.push(registerParticipant(host));
+  const lm = vscode.lm as unknown as { registerLanguageModelChatProvider?: (vendor: string, provider: unknown) => vscode.Disposable };
+  if (typeof lm?.registerLanguageModelChatProvider === 'function') disposables.push(lm.registerLanguageModelChatProvider('tollgate', modelProvider(host)));
+  return disposables;
+}
+
+function registerParticipant(host: GatewayHost): vscode.Disposable {
+  const participant = vscode.chat.createChatParticipant('tollgate.chat', async (request, context, stream, token) => {
+    const gateway = await host.gateway();
+    const model = await chosenModel(gateway.client);
+    const history: ChatMessage[] = context.history.flatMap((turn): ChatMessage[] => {
+      if (turn instanceof vscode.ChatRequestTurn) return [{ role: 'user', content: turn.prompt }];
+      const text = turn.response.map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : '')).join('');
+      return text ? [{ role: 'assistant', content: text }] : [];
+    });
+    await streamReply(gateway.chatClient, model, [...history, { role: 'user', content: request.prompt }], token, (text) => stream.markdown(text)).catch((error) => {
+      const explanation = explainError({ name: (error as Error).name, message: (error as Error).message, headers: (error as { headers?: Record<string, string> }).headers ?? {} });
+      stream.markdown(`\n\n**${explanation.title}.** ${explanation.detail}`);
+    });
+    return { metadata: { model } };
+  });
+  participant.iconPath = new vscode.ThemeIcon('database');
+  return participant;
+}
+
+/** The shape of VS Code's LanguageModelChatProvider (1.104), declared here since older typings lack it. */
+function modelProvider(host: GatewayHost) {
+  return {
+    async provideLanguageModelChatInformation() {
+      const models = await (await host.gateway()).client.models().catch(() => [] as string[]);
+      return models.map((id) => ({ id, name: `${id} (Tollgate)`, family: id, version: '1', maxInputTokens: 128_000, maxOutputTokens: 16_384, capabilities: {} }));
+    },
+    async provideLanguageModelChatResponse(model: { id: string }, messages: readonly { role: number; content: readonly unknown[] }[], _options: unknown, progress: vscode.Progress<unknown>, token: vscode.CancellationToken) {
+      const gateway = await host.gateway();
+      const converted: ChatMessage[] = messages.map((message) => ({
+        role: message.role === vscode.LanguageModelChatMessageRole.Assistant ? 'assistant' : 'user',
+        content: message.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join(''),
+      }));
+      await streamReply(gateway.chatClient, model.id, converted, token, (text) => progress.report(new vscode.LanguageModelTextPart(text)));
+    },
+    async provideTokenCount(_model: unknown, text: string | { content: readonly unknown[] }) {
+      const plain = typeof text === 'string' ? text : text.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+      return Math.ceil(plain.length / 4);
+    },
+  };
+}
+
+async function streamReply(client: TollgateClient, model: string, messages: ChatMessage[], token: vscode.CancellationToken, emit: (text: string) => void): Promise<void> {
+  const abort = new AbortController();
+  const cancel = token.onCancellationRequested(() => abort.abort());
+  try {
+    for await (const chunk of client.chatStream({ model, messages }, { signal: abort.signal })) {
+      const text = chunk.choices[0]?.delta?.content;
+      if (text) emit(text);
+    }
+  } finally {
+    cancel.dispose();
+  }
+}
+
+async function chosenModel(client: TollgateClient): Promise<string> {
+  const configured = vscode.workspace.getConfiguration('tollgate').get<string>('chat.model');
+  if (configured) return configured;
+  return (await client.models())[0] ?? 'gpt-4o';
+}

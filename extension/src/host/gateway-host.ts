@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as vscode from 'vscode';
+import { startSessionGateway, type SessionGateway } from './session-gateway.js';
+import { ProviderKeys } from './provider-keys.js';
+import { builtInProviderKeys } from './host-config.js';
+import { currentDatabase, gatewaySettingKeys, readSettings } from './read-settings.js';
+
+/**
+ * The extension's one Tollgate: started on first use, restarted when its settings or provider keys
+ * change, stopped on deactivate. A status bar item shows whether it runs and the current database.
+ */
+export class GatewayHost implements vscode.Disposable {
+  #running: Promise<SessionGateway> | undefined;
+  readonly #status = vscode.window.createStatusBarItem('tollgate.status', vscode.StatusBarAlignment.Left, 50);
+  readonly #disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly keys: ProviderKeys,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.#status.name = 'Tollgate';
+    this.#status.command = 'tollgate.pickDatabase';
+    this.#render('stopped');
+    this.#status.show();
+    this.#disposables.push(
+      this.#status,
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (gatewaySettingKeys.some((key) => event.affectsConfiguration(`tollgate.${key}`))) void this.restart();
+        else if (event.affectsConfiguration('tollgate.currentDatabase') && this.#running) this.#render('running');
+      }),
+      keys.onDidChange(() => void this.restart()),
+    );
+  }
+
+  /** The running gateway, started if it is not. */
+  gateway(): Promise<SessionGateway> {
+    this.#running ??= this.#start();
+    return this.#running;
+  }
+
+  async restart(): Promise<void> {
+    if (!this.#running) return;
+    await this.stop();
+    await this.gateway().catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    const running = this.#running;
+    this.#running = undefined;
+    this.#render('stopped');
+    await running?.then((gateway) => gateway.close()).catch((error) => this.log.error('stopping the gateway failed', error));
+  }
+
+  async #start(): Promise<SessionGateway> {
+    this.#render('starting');
+    const settings = readSettings();
+    const dist = join(this.context.extensionPath, 'dist');
+    try {
+      const gateway = await startSessionGateway(settings, {
+        providerKeys: await this.keys.all([...Object.keys(builtInProviderKeys), ...Object.keys(settings.providers)]),
+        baseDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath,
+        sqlAssets: { wasmPath: join(dist, 'sql-wasm.wasm'), workerUrl: pathToFileURL(join(dist, 'sql-worker.mjs')) },
+        logger: { info: (message) => this.log.info(message), error: (message, error) => this.log.error(message, error ?? '') },
+      });
+      this.log.info(`Tollgate listening on ${gateway.url} (session key in memory only)`);
+      this.#render('running', gateway.url);
+      return gateway;
+    } catch (error) {
+      this.#running = undefined;
+      this.#render('failed');
+      this.log.error('Tollgate could not start', error);
+      throw error;
+    }
+  }
+
+  #render(state: 'stopped' | 'starting' | 'running' | 'failed', url?: string): void {
+    const icon = { stopped: '$(circle-outline)', starting: '$(loading~spin)', running: '$(database)', failed: '$(error)' }[state];
+    this.#status.text = state === 'running' ? `${icon} Tollgate: ${currentDatabase()}` : `${icon} Tollgate`;
+    this.#status.tooltip = state === 'running' ? `Tollgate runs in-process on ${url ?? 'loopback'}. Click to pick the database.` : `Tollgate is ${state}. Click to pick the database.`;
+    if (url) this.#status.accessibilityInformation = { label: `Tollgate running, database ${currentDatabase()}` };
+  }
+
+  dispose(): void {
+    for (const disposable of this.#disposables) disposable.dispose();
+  }
+}

@@ -1,0 +1,41 @@
+import * as vscode from 'vscode';
+import { builtInProviderKeys } from './host-config.js';
+
+const secretName = (provider: string) => `tollgate.providerKey.${provider}`;
+
+/**
+ * Provider API keys in VS Code's SecretStorage (the OS keychain where there is one). They are read
+ * into the in-process gateway's memory and nowhere else: not settings, not logs, not webviews.
+ */
+export class ProviderKeys {
+  constructor(private readonly secrets: vscode.SecretStorage) {}
+
+  async all(providers: string[]): Promise<Record<string, string>> {
+    const entries = await Promise.all(providers.map(async (name) => [name, await this.secrets.get(secretName(name))] as const));
+    return Object.fromEntries(entries.filter((entry): entry is readonly [string, string] => Boolean(entry[1])));
+  }
+
+  /** Asks which provider and its key; an empty key removes the stored one. Resolves true if anything changed. */
+  async prompt(configuredProviders: string[]): Promise<boolean> {
+    const names = [...new Set([...Object.keys(builtInProviderKeys), ...configuredProviders])];
+    const provider = await vscode.window.showQuickPick(names, { title: 'Set Provider API Key', placeHolder: 'Which provider?' });
+    if (!provider) return false;
+    const key = await vscode.window.showInputBox({
+      title: `API key for ${provider}`,
+      prompt: 'Stored in VS Code SecretStorage, never in settings. Leave empty to remove the stored key.',
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (key === undefined) return false;
+    if (key.trim() === '') await this.secrets.delete(secretName(provider));
+    else await this.secrets.store(secretName(provider), key.trim());
+    vscode.window.showInformationMessage(key.trim() === '' ? `Removed the API key for ${provider}.` : `Stored the API key for ${provider}.`);
+    return true;
+  }
+
+  onDidChange(listener: () => void): vscode.Disposable {
+    return this.secrets.onDidChange((event) => {
+      if (event.key.startsWith('tollgate.providerKey.')) listener();
+    });
+  }
+}

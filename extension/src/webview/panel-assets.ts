@@ -1,0 +1,14 @@
+import * as vscode from 'vscode';
+import { webviewHtml } from './webview-html.js';
+
+/** Webview options shared by both panels: scripts on, and only this extension's `dist/webview` readable. */
+export function createPanel(context: vscode.ExtensionContext, viewType: string, title: string, column: vscode.ViewColumn): vscode.WebviewPanel {
+  const root = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
+  return vscode.window.createWebviewPanel(viewType, title, { viewColumn: column, preserveFocus: true }, { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [root] });
+}
+
+/** Loads `dist/webview/<script>.js` and the shared stylesheet into the panel under the strict CSP. */
+export function loadView(context: vscode.ExtensionContext, panel: vscode.WebviewPanel, script: string, title: string): void {
+  const asset = (file: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview', file)).toString();
+  panel.webview.html = webviewHtml({ cspSource: panel.webview.cspSource, scriptUri: asset(`${script}.js`), styleUri: asset('view.css'), title });
+}
