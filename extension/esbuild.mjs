@@ -31,8 +31,16 @@ await Promise.all([
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // sql.js is CommonJS and requires fs and path: give the ESM bundle a real require for them.
-    banner: { js: "import { createRequire as __tollgateRequire } from 'node:module'; const require = __tollgateRequire(import.meta.url);" },
+    // sql.js is CommonJS: it requires fs and path and reads __dirname, which an ES module lacks.
+    banner: {
+      js: [
+        "import { createRequire as __tgRequire } from 'node:module';",
+        "import { fileURLToPath as __tgPath } from 'node:url';",
+        'const require = __tgRequire(import.meta.url);',
+        'const __filename = __tgPath(import.meta.url);',
+        "const __dirname = __tgPath(new URL('.', import.meta.url));",
+      ].join(' '),
+    },
   }),
   build({ ...common, entryPoints: { results: 'src/webview/browser/results-view.ts', chat: 'src/webview/browser/chat-view.ts' }, outdir: 'dist/webview', platform: 'browser', format: 'iife', target: 'chrome120' }),
 ]);

@@ -71,7 +71,7 @@ export class ChatSession {
         render(true, { incomplete: true });
         this.post({ type: 'error', id, explanation: explainError(error) });
       } else {
-        const facts = error instanceof TollgateError ? { name: error.name, message: error.message, status: error.status, headers: error.headers } : { name: 'Error', message: (error as Error).message };
+        const facts = error instanceof TollgateError ? { name: error.name, message: error.message, status: error.status, headers: error.headers, body: error.body } : { name: 'Error', message: (error as Error).message };
         this.post({ type: 'error', id, explanation: explainError(facts) });
       }
     } finally {

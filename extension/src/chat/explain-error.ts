@@ -4,6 +4,7 @@ export interface ErrorFacts {
   message: string;
   status?: number;
   headers?: Record<string, string>;
+  body?: unknown;
 }
 
 /** What the user can do about it, rendered as one button or a countdown. */
@@ -22,6 +23,9 @@ export interface Explanation {
 }
 
 type Explainer = (facts: ErrorFacts) => Explanation;
+
+const setKey: ErrorAction = { kind: 'command', label: 'Set Provider API Key', command: 'tollgate.setProviderApiKey' };
+const restart: ErrorAction = { kind: 'command', label: 'Restart Gateway', command: 'tollgate.restartGateway' };
 
 const header = (facts: ErrorFacts, name: string) => facts.headers?.[name];
 
@@ -51,15 +55,14 @@ const explainers: Record<string, Explainer> = {
   ModelNotConfiguredError: (facts) => ({
     title: 'Model not set up',
     detail: `${facts.message}. Store the provider's API key to use it.`,
-    action: { kind: 'command', label: 'Set Provider API Key', command: 'tollgate.setProviderApiKey' },
+    action: setKey,
   }),
   ModelNotFoundError: (facts) => ({ title: 'Unknown model', detail: `${facts.message}. Pick a model from the list.` }),
   MaxTokensExceededError: (facts) => ({ title: 'Reply limit too high', detail: facts.message }),
-  AuthenticationError: () => ({
-    title: 'Not authorised',
-    detail: 'The in-editor gateway refused its session key. Restart it with "Tollgate: Restart Gateway".',
-    action: { kind: 'command', label: 'Restart Gateway', command: 'tollgate.restartGateway' },
-  }),
+  AuthenticationError: (facts) =>
+    relayedFromProvider(facts)
+      ? { title: 'The provider refused the API key', detail: `${facts.message}. Store a valid key for this model's provider.`, action: setKey }
+      : { title: 'Not authorised', detail: 'The in-editor gateway refused its session key. Restart it with "Tollgate: Restart Gateway".', action: restart },
   UpstreamError: (facts) => ({ title: 'The provider failed', detail: `${facts.message}. Nothing was charged for the failed attempt; try again.` }),
   PolicyUnavailableError: () => ({ title: 'Billing store unavailable', detail: 'The request was not sent because usage could not be recorded. Try again shortly.' }),
   StreamInterruptedError: () => ({ title: 'Reply incomplete', detail: 'The stream broke before the model finished. What arrived is kept above.', incomplete: true }),
@@ -69,6 +72,12 @@ const explainers: Record<string, Explainer> = {
 /** @example explainError({ name: 'RateLimitedError', message: '…', headers: { 'retry-after': '7' } }).action // { kind: 'retry-in', seconds: 7 } */
 export function explainError(facts: ErrorFacts): Explanation {
   return explainers[facts.name]?.(facts) ?? { title: 'Request failed', detail: facts.message };
+}
+
+/** A provider's own 401, relayed with type api_error (contract §2.3), rather than Tollgate refusing the session key. */
+function relayedFromProvider(facts: ErrorFacts): boolean {
+  const body = facts.body as { error?: { type?: string }; type?: string } | undefined;
+  return body?.error?.type === 'api_error';
 }
 
 function formatTime(iso: string): string {

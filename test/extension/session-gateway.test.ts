@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChatSession } from '../../extension/src/chat/chat-session.js';
+import type { HostSettings } from '../../extension/src/host/host-config.js';
+import { startSessionGateway, type SessionGateway } from '../../extension/src/host/session-gateway.js';
+import type { ToChatView } from '../../extension/src/webview/protocol.js';
+import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeServer } from '../fakes/index.js';
+
+const dist = new URL('../../extension/dist/', import.meta.url);
+const quiet = { info() {}, error() {} };
+
+function settings(overrides: Partial<HostSettings> = {}): HostSettings {
+  return {
+    databases: { scratch: ':memory:', disk: 'work.sqlite' },
+    providers: { fake: { kind: 'openai' } },
+    models: { 'fake-chat': { routes: [{ provider: 'fake', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
+    defaultCatalog: false,
+    sessionBudgetUsd: 5,
+    limits: {},
+    sqlTimeoutMs: 2_000,
+    sqlMaxRows: 1_000,
+    ...overrides,
+  };
+}
+
+describe('extension: the in-process gateway of an editor session', () => {
+  let openai: FakeServer;
+  let gateway: SessionGateway | undefined;
+  let dir: string;
+
+  before(async () => {
+    assert.ok(existsSync(new URL('sql-worker.mjs', dist)), 'extension/dist is built by `npm run build`');
+    openai = await startFakeOpenAI();
+  });
+  after(() => openai.close());
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'tollgate-ext-'))));
+  afterEach(async () => {
+    await gateway?.close();
+    gateway = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(overrides: Partial<HostSettings> = {}, keys: Record<string, string> = { fake: FAKE_OPENAI_KEY }) {
+    const s = settings(overrides);
+    s.providers = { fake: { kind: 'openai', baseUrl: openai.baseUrl } };
+    gateway = await startSessionGateway(s, {
+      providerKeys: keys,
+      baseDir: dir,
+      sqlAssets: { wasmPath: new URL('sql-wasm.wasm', dist).pathname, workerUrl: new URL('sql-worker.mjs', dist) },
+      logger: quiet,
+    });
+    return gateway;
+  }
+
+  it('answers SQL through the bundled worker, on loopback, only with its session key', async () => {
+    const { url, client } = await start();
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    await client.sql('CREATE TABLE t(x); INSERT INTO t VALUES (1), (NULL)', { db: 'disk' });
+    assert.deepEqual(await client.sql('SELECT x FROM t ORDER BY x', { db: 'disk' }), { type: 'table', column_names: ['x'], data: [[null], [1]], context: { db: 'disk' } });
+    assert.ok(existsSync(join(dir, 'work.sqlite')), 'a file database lives relative to the workspace');
+    const anonymous = await fetch(`${url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"SELECT 1"}' });
+    assert.equal(anonymous.status, 401);
+  });
+
+  it('lists the configured models and streams a chat reply into the view, rendered as HTML', async () => {
+    const { client } = await start();
+    assert.deepEqual(await client.models(), ['fake-chat']);
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    await session.send('hello *there*', 'fake-chat');
+    const final = posted.filter((m) => m.type === 'assistant').at(-1);
+    assert.deepEqual(final && { done: final.done, html: final.html }, { done: true, html: '<p>Echo: hello <em>there</em></p>\n' });
+    assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.equal(openai.requests.at(-1)?.headers.authorization, `Bearer ${FAKE_OPENAI_KEY}`, 'the stored provider key reaches the provider');
+  });
+
+  it('explains an empty session budget with the recovery action, and charges nothing', async () => {
+    await start({ sessionBudgetUsd: 0 });
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    const before = openai.requests.length;
+    await session.send('hi', 'fake-chat');
+    const error = posted.find((m) => m.type === 'error');
+    assert.deepEqual(error?.type === 'error' && error.explanation.action, { kind: 'open-url', label: 'Add credit', url: 'command:tollgate.openBudgetSetting' });
+    assert.equal(openai.requests.length, before);
+  });
+
+  it('turns a rate limit into a countdown, and the retry then answers', async () => {
+    await start({ limits: { rpm: 1 } });
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    await session.send('one', 'fake-chat');
+    await session.send('two', 'fake-chat');
+    const error = posted.find((m) => m.type === 'error');
+    assert.equal(error?.type === 'error' && error.explanation.action?.kind, 'retry-in');
+    assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant', 'user'], 'the unanswered question waits for the retry');
+  });
+
+  it('keeps what arrived of a broken stream, marked incomplete', async () => {
+    await start();
+    openai.dropAfterChunks(2);
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    try {
+      await session.send('a longer question with several words', 'fake-chat');
+    } finally {
+      openai.dropAfterChunks(undefined);
+    }
+    const final = posted.filter((m) => m.type === 'assistant').at(-1);
+    assert.equal(final?.type === 'assistant' && final.incomplete, true);
+    assert.equal(posted.find((m) => m.type === 'error')?.type, 'error');
+  });
+
+  it("explains a provider refusing the request's missing API key with the Set Provider API Key command", async () => {
+    await start({}, {});
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    await session.send('hi', 'fake-chat');
+    const error = posted.find((m) => m.type === 'error');
+    assert.ok(error?.type === 'error');
+    assert.equal(error.explanation.title, 'The provider refused the API key');
+    assert.deepEqual(error.explanation.action, { kind: 'command', label: 'Set Provider API Key', command: 'tollgate.setProviderApiKey' });
+  });
+});
