@@ -63,24 +63,27 @@ export class SqlRunner implements vscode.Disposable {
     if (request.document) this.diagnostics.delete(request.document.uri);
     this.results.show({ kind: 'running', label: request.label, db });
     const abort = new AbortController();
-    const started = performance.now();
     const running = this.#execute(request.sql, db, abort.signal);
     const progress = setTimeout(() => showCancellableProgress(db, running, abort), PROGRESS_AFTER_MS);
     const outcome = await running;
     clearTimeout(progress);
-    const elapsedMs = Math.round(performance.now() - started);
-    const state = toState(outcome, request.label, db, elapsedMs, abort.signal.aborted);
+    const state = toState(outcome, request.label, db, outcome.elapsedMs, abort.signal.aborted);
     this.results.show(state);
     if (state.kind === 'error' && request.document && request.picked) this.#diagnose(request.document, request.picked, outcome.error, state.message);
     if (state.kind !== 'cancelled') await this.history.add({ sql: request.sql, db, at: new Date().toISOString(), outcome: outcomeText(state) });
   }
 
-  async #execute(sql: string, db: string, signal: AbortSignal): Promise<{ result?: SqlResult; error?: unknown }> {
+  /** Elapsed time is the query's own: a first run's gateway start-up is not counted. */
+  async #execute(sql: string, db: string, signal: AbortSignal): Promise<{ result?: SqlResult; error?: unknown; elapsedMs: number }> {
+    let started = performance.now();
+    const elapsedMs = () => Math.round(performance.now() - started);
     try {
       const gateway = await this.host.gateway();
-      return { result: await gateway.client.sql(sql, { db, signal }) };
+      started = performance.now();
+      const result = await gateway.client.sql(sql, { db, signal });
+      return { result, elapsedMs: elapsedMs() };
     } catch (error) {
-      return { error };
+      return { error, elapsedMs: elapsedMs() };
     }
   }
 

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeServer } from '../fakes/index.js';
+import { codeServerInstalled, installExtension, startCodeServer, type RunningCodeServer } from './code-server.js';
+
+const vsix = fileURLToPath(new URL('../../extension/dist/tollgate-vscode.vsix', import.meta.url));
+const screenshots = fileURLToPath(new URL('./screenshots/', import.meta.url));
+
+/**
+ * The extension in a real VS Code (code-server), driven through its UI by Chromium as a user would:
+ * the .vsix installed with --install-extension, commands run from the command palette, results read
+ * from the webviews. Screenshots land in test/e2e/screenshots/.
+ */
+describe('VS Code extension, end to end in code-server', function () {
+  this.timeout(120_000);
+  let openai: FakeServer;
+  let codeServer: RunningCodeServer;
+  let browser: Browser;
+  let page: Page;
+  let root: string;
+
+  before(async function () {
+    if (!codeServerInstalled()) throw new Error('code-server is not installed: run test/e2e/setup-code-server.sh (npm run test:e2e does)');
+    openai = await startFakeOpenAI();
+    root = mkdtempSync(join(tmpdir(), 'tollgate-e2e-'));
+    const workspace = join(root, 'workspace');
+    mkdirSync(join(workspace, '.vscode'), { recursive: true });
+    writeFileSync(join(workspace, 'people.sql'), "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT, note TEXT);\nINSERT INTO people(name, note) VALUES ('Ada', 'first; programmer'), ('Grace', NULL);\nSELECT id, name, note FROM people ORDER BY id;\n");
+    writeFileSync(join(workspace, 'broken.sql'), 'SELECT 1;\nSELEC name FROM nowhere;\n');
+    writeFileSync(
+      join(workspace, '.vscode', 'settings.json'),
+      JSON.stringify({
+        'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
+        'tollgate.models': { 'fake-chat': { routes: [{ provider: 'fake', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
+        'tollgate.defaultCatalog': false,
+      }),
+    );
+    const dirs = { extensions: join(root, 'extensions'), userData: join(root, 'user-data') };
+    installExtension(vsix, dirs);
+    codeServer = await startCodeServer(dirs, {
+      'workbench.startupEditor': 'none',
+      'workbench.tips.enabled': false,
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'update.mode': 'none',
+      'chat.disableAIFeatures': true,
+    });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${codeServer.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    mkdirSync(screenshots, { recursive: true });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await codeServer?.close();
+    await openai?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) await page.screenshot({ path: join(screenshots, `failed-${slug(this.currentTest.title)}.png`) });
+  });
+
+  it('runs a .sql file and shows its last result in the grid, NULL marked as NULL', async () => {
+    await openFile(page, 'people.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    const grid = await webviewWith(page, 'table.grid');
+    assert.deepEqual(await grid.locator('table.grid thead th').allTextContents(), ['#', 'id', 'name', 'note']);
+    const rows = await grid.locator('table.grid tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
+    assert.deepEqual(rows, [
+      ['1', '1', 'Ada', 'first; programmer'],
+      ['2', '2', 'Grace', 'NULL(null)'],
+    ]);
+    assert.match(await grid.locator('.summary').textContent() ?? '', /2 rows.*\d+ ms/);
+    await page.screenshot({ path: join(screenshots, 'sql-results.png') });
+  });
+
+  it('puts a failing statement\'s error on that statement as a diagnostic and in the results view', async () => {
+    await openFile(page, 'broken.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    const view = await webviewWith(page, '.error');
+    assert.match(await view.locator('.error').textContent() ?? '', /syntax_error: near "SELEC": syntax error/);
+    await page.waitForSelector('.squiggly-error', { timeout: 20_000 });
+    await page.keyboard.press('Control+Shift+M');
+    const problem = page.locator('.markers-panel .monaco-tl-row', { hasText: 'near "SELEC": syntax error' });
+    await problem.first().waitFor({ timeout: 20_000 });
+    assert.match(await problem.first().textContent() ?? '', /\[Ln 2, Col 1\]/);
+    await page.screenshot({ path: join(screenshots, 'sql-diagnostic.png') });
+  });
+
+  it('stores a provider key with the command and streams a chat reply from the fake upstream', async () => {
+    await runCommand(page, 'Tollgate: Set Provider API Key');
+    await pickQuickInput(page, 'fake');
+    await page.keyboard.type(FAKE_OPENAI_KEY);
+    await page.keyboard.press('Enter');
+    await page.locator('.notifications-toasts', { hasText: 'Stored the API key for fake' }).waitFor({ timeout: 20_000 });
+
+    await runCommand(page, 'Tollgate: Open Chat');
+    const chat = await webviewWith(page, '#prompt');
+    await chat.locator('#model option[value="fake-chat"]').waitFor({ state: 'attached', timeout: 30_000 });
+    await chat.locator('#prompt').fill('What does **Tollgate** do?');
+    await chat.locator('#prompt').press('Enter');
+    const reply = chat.locator('article.message.assistant:not(.streaming)');
+    await reply.waitFor({ timeout: 30_000 });
+    assert.equal((await reply.locator('.content').innerHTML()).trim(), '<p>Echo: What does <strong>Tollgate</strong> do?</p>');
+    assert.equal(openai.requests.at(-1)?.headers.authorization, `Bearer ${FAKE_OPENAI_KEY}`);
+    await page.screenshot({ path: join(screenshots, 'chat.png') });
+  });
+});
+
+/** Runs a command by its title from the command palette (F1), as a user would. */
+async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+async function pickQuickInput(page: Page, label: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(label);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget input[type="password"]').waitFor({ state: 'visible' });
+}
+
+async function openFile(page: Page, name: string): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator(`.tab.active`, { hasText: name }).waitFor();
+  await page.locator('.monaco-editor .view-lines').first().click();
+}
+
+/** The webview frame (nested iframes in VS Code) whose document has `selector`, once it appears. */
+async function webviewWith(page: Page, selector: string): Promise<Frame> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames().filter((f) => f !== page.mainFrame())) {
+      if (await frame.$(selector).catch(() => null)) return frame;
+    }
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`no webview shows ${selector}`);
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60);
+}
