@@ -31,12 +31,14 @@ describe('VS Code extension, end to end in code-server', function () {
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     writeFileSync(join(workspace, 'people.sql'), "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT, note TEXT);\nINSERT INTO people(name, note) VALUES ('Ada', 'first; programmer'), ('Grace', NULL);\nSELECT id, name, note FROM people ORDER BY id;\n");
     writeFileSync(join(workspace, 'broken.sql'), 'SELECT 1;\nSELEC name FROM nowhere;\n');
+    writeFileSync(join(workspace, 'endless.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n');
     writeFileSync(
       join(workspace, '.vscode', 'settings.json'),
       JSON.stringify({
         'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
         'tollgate.models': { 'fake-chat': { routes: [{ provider: 'fake', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
         'tollgate.defaultCatalog': false,
+        'tollgate.sql.timeoutMs': 4000,
       }),
     );
     const dirs = { extensions: join(root, 'extensions'), userData: join(root, 'user-data') };
@@ -96,6 +98,17 @@ describe('VS Code extension, end to end in code-server', function () {
     await problem.first().waitFor({ timeout: 20_000 });
     assert.match(await problem.first().textContent() ?? '', /\[Ln 2, Col 1\]/);
     await page.screenshot({ path: join(screenshots, 'sql-diagnostic.png') });
+  });
+
+  it('shows a long query as a notification with Cancel, and Cancel marks the run cancelled', async () => {
+    await openFile(page, 'endless.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    const toast = page.locator('.notification-toast', { hasText: 'Running SQL on "scratch"' });
+    await toast.waitFor({ timeout: 20_000 });
+    await toast.getByRole('button', { name: 'Cancel' }).click();
+    const view = await webviewWith(page, 'table.grid, .status, .error');
+    await view.locator('.status', { hasText: 'Cancelled.' }).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: join(screenshots, 'sql-cancelled.png') });
   });
 
   it('stores a provider key with the command and streams a chat reply from the fake upstream', async () => {

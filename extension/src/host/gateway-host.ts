@@ -12,6 +12,7 @@ import { currentDatabase, gatewaySettingKeys, readSettings } from './read-settin
  */
 export class GatewayHost implements vscode.Disposable {
   #running: Promise<SessionGateway> | undefined;
+  #url: string | undefined;
   readonly #status = vscode.window.createStatusBarItem('tollgate.status', vscode.StatusBarAlignment.Left, 50);
   readonly #disposables: vscode.Disposable[] = [];
 
@@ -28,7 +29,7 @@ export class GatewayHost implements vscode.Disposable {
       this.#status,
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (gatewaySettingKeys.some((key) => event.affectsConfiguration(`tollgate.${key}`))) void this.restart();
-        else if (event.affectsConfiguration('tollgate.currentDatabase') && this.#running) this.#render('running');
+        else if (event.affectsConfiguration('tollgate.currentDatabase') && this.#url) this.#render('running');
       }),
       keys.onDidChange(() => void this.restart()),
     );
@@ -49,6 +50,7 @@ export class GatewayHost implements vscode.Disposable {
   async stop(): Promise<void> {
     const running = this.#running;
     this.#running = undefined;
+    this.#url = undefined;
     this.#render('stopped');
     await running?.then((gateway) => gateway.close()).catch((error) => this.log.error('stopping the gateway failed', error));
   }
@@ -65,7 +67,8 @@ export class GatewayHost implements vscode.Disposable {
         logger: { info: (message) => this.log.info(message), error: (message, error) => this.log.error(message, error ?? '') },
       });
       this.log.info(`Tollgate listening on ${gateway.url} (session key in memory only)`);
-      this.#render('running', gateway.url);
+      this.#url = gateway.url;
+      this.#render('running');
       return gateway;
     } catch (error) {
       this.#running = undefined;
@@ -75,11 +78,12 @@ export class GatewayHost implements vscode.Disposable {
     }
   }
 
-  #render(state: 'stopped' | 'starting' | 'running' | 'failed', url?: string): void {
+  #render(state: 'stopped' | 'starting' | 'running' | 'failed'): void {
+    const url = this.#url;
     const icon = { stopped: '$(circle-outline)', starting: '$(loading~spin)', running: '$(database)', failed: '$(error)' }[state];
     this.#status.text = state === 'running' ? `${icon} Tollgate: ${currentDatabase()}` : `${icon} Tollgate`;
     this.#status.tooltip = state === 'running' ? `Tollgate runs in-process on ${url ?? 'loopback'}. Click to pick the database.` : `Tollgate is ${state}. Click to pick the database.`;
-    if (url) this.#status.accessibilityInformation = { label: `Tollgate running, database ${currentDatabase()}` };
+    this.#status.accessibilityInformation = { label: state === 'running' ? `Tollgate running, database ${currentDatabase()}` : `Tollgate ${state}` };
   }
 
   dispose(): void {
