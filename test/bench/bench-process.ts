@@ -10,9 +10,9 @@ export interface BenchProcess {
 }
 
 /** Forks one of ./servers/*.ts (TypeScript through tsx) and waits for the port it reports. */
-export function forkServer(name: string, env: Record<string, string> = {}): Promise<BenchProcess> {
+export function forkServer(name: string, env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<BenchProcess> {
   const child = fork(fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)), {
-    execArgv: ['--conditions=tollgate-source', '--import', 'tsx', '--expose-gc'],
+    execArgv: ['--conditions=tollgate-source', '--import', 'tsx', '--expose-gc', ...nodeFlags],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
