@@ -203,9 +203,9 @@ class Meter {
   }
 
   record(seen: SeenUsage, text: string, finished: boolean): void {
-    const counted = countTokens(text);
     const inputTokens = seen.reported && seen.inputTokens > 0 ? seen.inputTokens : this.estimatedInputTokens;
-    const outputTokens = seen.reported && finished ? seen.outputTokens : Math.max(seen.outputTokens, counted);
+    // Tokenizing the output only when the provider's report cannot be taken as final: it costs per request.
+    const outputTokens = seen.reported && finished ? seen.outputTokens : Math.max(seen.outputTokens, countTokens(text));
     this.#usage = { inputTokens, outputTokens };
   }
 
