@@ -31,6 +31,7 @@ describe('VS Code extension, end to end in code-server', function () {
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     writeFileSync(join(workspace, 'people.sql'), "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT, note TEXT);\nINSERT INTO people(name, note) VALUES ('Ada', 'first; programmer'), ('Grace', NULL);\nSELECT id, name, note FROM people ORDER BY id;\n");
     writeFileSync(join(workspace, 'broken.sql'), 'SELECT 1;\nSELEC name FROM nowhere;\n');
+    writeFileSync(join(workspace, 'many.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 450) SELECT x, x * x AS square FROM c;\n');
     writeFileSync(join(workspace, 'endless.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n');
     writeFileSync(
       join(workspace, '.vscode', 'settings.json'),
@@ -56,7 +57,9 @@ describe('VS Code extension, end to end in code-server', function () {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    page = await context.newPage();
     await page.goto(`${codeServer.url}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     mkdirSync(screenshots, { recursive: true });
@@ -85,6 +88,24 @@ describe('VS Code extension, end to end in code-server', function () {
     ]);
     assert.match(await grid.locator('.summary').textContent() ?? '', /2 rows.*\d+ ms/);
     await page.screenshot({ path: join(screenshots, 'sql-results.png') });
+  });
+
+  it('pages a large result 200 rows at a time and copies all of it as CSV', async () => {
+    await openFile(page, 'many.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    const grid = await webviewWith(page, 'table.grid');
+    await grid.locator('.pager .range', { hasText: 'Rows 1–200 of 450' }).waitFor();
+    assert.equal(await grid.locator('table.grid tbody tr').count(), 200);
+    await grid.getByRole('button', { name: 'Next page' }).click();
+    await grid.locator('.pager .range', { hasText: 'Rows 201–400 of 450' }).waitFor();
+    assert.deepEqual(await grid.locator('table.grid tbody tr').first().locator('td').allTextContents(), ['201', '201', '40401']);
+    await grid.getByRole('button', { name: 'Copy CSV' }).click();
+    await page.waitForFunction("navigator.clipboard.readText().then((text) => text.startsWith('x,square'))", undefined, { timeout: 10_000 });
+    const csv = await page.evaluate<string>('navigator.clipboard.readText()');
+    const lines = csv.split(/\r?\n/);
+    assert.equal(lines.length, 452, 'a header, 450 rows and the final line break');
+    assert.equal(lines[450], '450,202500');
+    await page.screenshot({ path: join(screenshots, 'sql-pages.png') });
   });
 
   it('puts a failing statement\'s error on that statement as a diagnostic and in the results view', async () => {
@@ -129,6 +150,18 @@ describe('VS Code extension, end to end in code-server', function () {
     assert.equal(openai.requests.at(-1)?.headers.authorization, `Bearer ${FAKE_OPENAI_KEY}`);
     await page.screenshot({ path: join(screenshots, 'chat.png') });
   });
+
+  it('counts down after a rate limit and sends the message again by itself', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    // Every attempt Tollgate makes upstream (the first and its two retries) is refused: the 429 reaches the view.
+    openai.failNext({ status: 429, times: 3 });
+    await chat.locator('#prompt').fill('second question');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.notice', { hasText: 'Rate limited' }).waitFor({ timeout: 30_000 });
+    await chat.locator('.countdown', { hasText: /Retrying in \d+ s/ }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'chat-rate-limited.png') });
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: second question' }).waitFor({ timeout: 30_000 });
+  });
 });
 
 /** Runs a command by its title from the command palette (F1), as a user would. */
@@ -151,14 +184,16 @@ async function pickQuickInput(page: Page, label: string): Promise<void> {
 }
 
 async function openFile(page: Page, name: string): Promise<void> {
+  // Into the first editor group, beside which the results and chat panels open.
+  await page.keyboard.press('Control+1');
   await page.keyboard.press('Control+P');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor({ state: 'visible' });
   await input.fill(name);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
   await page.keyboard.press('Enter');
-  await page.locator(`.tab.active`, { hasText: name }).waitFor();
-  await page.locator('.monaco-editor .view-lines').first().click();
+  await page.locator('.editor-group-container.active .tab.active', { hasText: name }).waitFor();
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
 }
 
 /** The webview frame (nested iframes in VS Code) whose document has `selector`, once it appears. */
