@@ -9,6 +9,8 @@ export class ChatPanel implements vscode.Disposable {
   #panel: vscode.WebviewPanel | undefined;
   #session: ChatSession | undefined;
   #ready: Promise<void> | undefined;
+  /** The model last picked in the view, used by "Ask About Selection". */
+  #lastModel: string | undefined;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -48,8 +50,6 @@ export class ChatPanel implements vscode.Disposable {
     await this.open();
     await this.#session?.send(text, model ?? this.#lastModel ?? '');
   }
-
-  #lastModel: string | undefined;
 
   async #receive(message: FromChatView, session: ChatSession): Promise<void> {
     switch (message.type) {
