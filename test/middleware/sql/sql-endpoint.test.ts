@@ -126,3 +126,28 @@ describe('POST /api/sql/query', () => {
     assert.equal(await count(), 1);
   });
 });
+
+describe('POST /api/sql/query: a client that goes away', () => {
+  let gateway: RunningGateway;
+
+  before(async () => {
+    // A timeout far longer than the test may take: only cancellation can free the database in time.
+    gateway = await startGateway({ keys: [{ key: TEST_KEY, org: 'acme' }], organizations: { acme: {} }, sql: { timeoutMs: 120_000 } });
+  });
+  after(() => gateway.close());
+
+  it('stops its running statement at once and leaves the database at its last committed state', async function () {
+    this.timeout(10_000);
+    const sql = (body: unknown, signal?: AbortSignal) =>
+      fetch(`${gateway.url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify(body), signal });
+    await sql({ query: "CREATE TABLE t(x); INSERT INTO t VALUES ('kept')" });
+    const leaving = new AbortController();
+    const runaway = sql({ query: "INSERT INTO t VALUES ('dropped'); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" }, leaving.signal).catch((error: Error) => error);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    leaving.abort();
+    assert.equal((await runaway as Error).name, 'AbortError');
+    const after = await sql({ query: 'SELECT x FROM t' });
+    assert.equal(after.status, 200);
+    assert.deepEqual(((await after.json()) as { data: unknown[][] }).data, [['kept']]);
+  });
+});

@@ -23,6 +23,8 @@ interface Flight {
   answer: Promise<WorkerResponse>;
   resolve: (response: WorkerResponse) => void;
   reject: (error: unknown) => void;
+  /** Its client went away: stopped as soon as it is the one running. */
+  cancelled?: boolean;
 }
 
 /** A request whose change the worker made but no export has captured yet: acknowledged only once one has. */
@@ -37,7 +39,8 @@ interface Unsaved {
  *
  * Requests are pipelined: they are posted as they come and the worker runs them in order, so it never
  * waits for the next message. The worker answers in order, so the oldest request in flight is the one
- * running, and only its clock counts against `timeoutMs`. When it runs over, the worker is terminated,
+ * running, and only its clock counts against `timeoutMs`. When it runs over, or its client goes away while it
+runs (a Cancel in an editor), the worker is terminated,
  * a new one starts from the last exported image, and the requests queued behind the runaway (which never
  * started) are posted to it again. Posting happens synchronously in exactly two places (a new request
  * while a worker is up, all queued requests when one comes up), so nothing is ever posted twice.
@@ -71,9 +74,16 @@ export class SqlDatabase {
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
   async query(query: string, params: SqlParams | undefined, signal?: AbortSignal): Promise<QueryOutcome> {
-    if (signal?.aborted) throw new ServiceError('sql_error', 'The client went away before the query ran', { code: 'cancelled', context: { db: this.options.name } });
+    if (signal?.aborted) throw this.#cancelledError();
     const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
-    const response = await answer;
+    const cancel = () => this.#cancel(id);
+    signal?.addEventListener('abort', cancel, { once: true });
+    let response: WorkerResponse;
+    try {
+      response = await answer;
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
     if (response.kind === 'failed') {
       const at = response.statementIndex === undefined ? {} : { statement_index: response.statementIndex };
       throw new ServiceError('sql_error', response.message, { code: response.code, context: { db: this.options.name, ...at } });
@@ -116,7 +126,13 @@ export class SqlDatabase {
     worker.on('message', (response: WorkerResponse) => this.#answer(worker, response));
     worker.on('error', (error) => this.#crashed(worker, error));
     this.#worker = worker;
-    for (const flight of this.#queue.values()) worker.postMessage(flight.request);
+    for (const [id, flight] of this.#queue) {
+      // A request cancelled while it waited for this worker never starts on it.
+      if (flight.cancelled) {
+        this.#queue.delete(id);
+        flight.reject(this.#cancelledError());
+      } else worker.postMessage(flight.request);
+    }
     this.#armHeadTimer();
   }
 
@@ -148,17 +164,35 @@ export class SqlDatabase {
     if (!this.#worker) return;
     const head = this.#queue.entries().next();
     if (head.done || head.value[1].request.kind !== 'query') return;
-    const [id] = head.value;
-    this.#headTimer = setTimeout(() => this.#timeOut(id), this.options.timeoutMs);
+    const [id, flight] = head.value;
+    const timedOut = () => new ServiceError('sql_error', `The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } });
+    this.#headTimer = setTimeout(() => this.#stopRunning(id, flight.cancelled ? this.#cancelledError() : timedOut()), flight.cancelled ? 0 : this.options.timeoutMs);
     this.#headTimer.unref();
   }
 
-  #timeOut(id: number): void {
-    const runaway = this.#queue.get(id);
-    if (!runaway) return;
+  /**
+   * A client that went away stops its statement: at once if it is running, else when its turn comes
+   * (it was already posted, so the worker would run it). Worth a worker restart only because a query
+   * still running when its client leaves is, as a rule, a long one.
+   */
+  #cancel(id: number): void {
+    const flight = this.#queue.get(id);
+    if (!flight) return;
+    flight.cancelled = true;
+    if (this.#queue.keys().next().value === id) this.#armHeadTimer();
+  }
+
+  /** Stops the running request by replacing its worker; the requests queued behind it run on the new one. */
+  #stopRunning(id: number, error: ServiceError): void {
+    const running = this.#queue.get(id);
+    if (!running) return;
     this.#queue.delete(id);
-    runaway.reject(new ServiceError('sql_error', `The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } }));
+    running.reject(error);
     this.#restart();
+  }
+
+  #cancelledError(): ServiceError {
+    return new ServiceError('sql_error', 'The client went away; the statement was stopped and its changes rolled back', { code: 'cancelled', context: { db: this.options.name } });
   }
 
   #crashed(worker: Worker, error: unknown): void {
@@ -176,7 +210,7 @@ export class SqlDatabase {
     void old?.terminate();
     // Changes made after the last export lived only in the stopped worker: never acknowledge them.
     for (const unsaved of this.#unsaved.splice(0)) {
-      unsaved.reject(new ServiceError('sql_error', `Another statement on database "${this.options.name}" ran past sql.timeoutMs before this request's change was saved; the change was rolled back and can be sent again`, { status: 503, code: 'rolled_back', context: { db: this.options.name } }));
+      unsaved.reject(new ServiceError('sql_error', `Another statement on database "${this.options.name}" was stopped (past sql.timeoutMs, or cancelled by its client) before this request's change was saved; the change was rolled back and can be sent again`, { status: 503, code: 'rolled_back', context: { db: this.options.name } }));
     }
     this.#starting = this.#boot();
   }
