@@ -3,6 +3,7 @@ import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SqlConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
+import type { ClientDeparture } from '../http/client-departure.js';
 import { SqlDatabase } from './sql-database.js';
 import type { SqlQuery, SqlResult } from './sql-types.js';
 
@@ -41,7 +42,7 @@ export class SqlService {
     return service;
   }
 
-  async query(request: SqlQuery, signal?: AbortSignal): Promise<SqlResult> {
+  async query(request: SqlQuery, client?: ClientDeparture): Promise<SqlResult> {
     if (Buffer.byteLength(request.query) > this.maxStatementBytes) {
       throw new ServiceError('request_too_large', `The statement is larger than ${this.maxStatementBytes} bytes (sql.maxStatementBytes)`);
     }
@@ -50,7 +51,7 @@ export class SqlService {
     if (!database) {
       throw new ServiceError('sql_error', `Unknown database "${name}"; configured: ${[...this.databases.keys()].join(', ')}`, { code: 'unknown_database', context: { db: name } });
     }
-    const outcome = await database.query(request.query, request.params, signal);
+    const outcome = await database.query(request.query, request.params, client);
     const context = { db: name };
     if (outcome.type === 'table') return { type: 'table', column_names: outcome.column_names, data: outcome.data, context };
     return { type: 'ok', affected_rows: outcome.affected_rows, context };

@@ -1,0 +1,27 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * The client leaving before its answer was written, as a subscription on the response's own `close`
+ * event. The SQL path uses this rather than an AbortSignal listener: adding and removing one of those
+ * per request cost about a third of a point select's throughput (measured with npm run bench).
+ */
+export interface ClientDeparture {
+  readonly departed: boolean;
+  /** Calls `listener` if the client leaves before the answer is written; returns the unsubscribe. */
+  onDepart(listener: () => void): () => void;
+}
+
+export function clientDepartureOf(res: ServerResponse): ClientDeparture {
+  return {
+    get departed() {
+      return res.destroyed && !res.writableFinished;
+    },
+    onDepart(listener) {
+      const onClose = () => {
+        if (!res.writableFinished) listener();
+      };
+      res.once('close', onClose);
+      return () => res.off('close', onClose);
+    },
+  };
+}
