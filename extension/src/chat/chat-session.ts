@@ -1,6 +1,6 @@
-import { StreamInterruptedError, TollgateError, type ChatMessage, type TollgateClient } from '@tollgate/client';
+import { StreamInterruptedError, type ChatMessage, type TollgateClient } from '@tollgate/client';
 import type { ToChatView } from '../webview/protocol.js';
-import { explainError } from './explain-error.js';
+import { explainError, factsOf } from './explain-error.js';
 import { renderMarkdown, renderPlain } from './render-markdown.js';
 
 /** Re-rendering Markdown on every token is wasted work; the view is updated at most this often. */
@@ -69,10 +69,9 @@ export class ChatSession {
         text = text || error.partialText;
         this.#keepPartial(text);
         render(true, { incomplete: true });
-        this.post({ type: 'error', id, explanation: explainError(error) });
+        this.post({ type: 'error', id, explanation: explainError(factsOf(error)) });
       } else {
-        const facts = error instanceof TollgateError ? { name: error.name, message: error.message, status: error.status, headers: error.headers, body: error.body } : { name: 'Error', message: (error as Error).message };
-        this.post({ type: 'error', id, explanation: explainError(facts) });
+        this.post({ type: 'error', id, explanation: explainError(factsOf(error)) });
       }
     } finally {
       this.#abort = undefined;

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatMessage, TollgateClient } from '@tollgate/client';
 import type { GatewayHost } from '../host/gateway-host.js';
-import { explainError } from './explain-error.js';
+import { explainError, factsOf } from './explain-error.js';
 
 /**
  * Tollgate inside VS Code's own chat, where the running VS Code has the APIs: an `@tollgate` chat
@@ -26,7 +26,7 @@ function registerParticipant(host: GatewayHost): vscode.Disposable {
       return text ? [{ role: 'assistant', content: text }] : [];
     });
     await streamReply(gateway.chatClient, model, [...history, { role: 'user', content: request.prompt }], token, (text) => stream.markdown(text)).catch((error) => {
-      const explanation = explainError({ name: (error as Error).name, message: (error as Error).message, headers: (error as { headers?: Record<string, string> }).headers ?? {} });
+      const explanation = explainError(factsOf(error));
       stream.markdown(`\n\n**${explanation.title}.** ${explanation.detail}`);
     });
     return { metadata: { model } };

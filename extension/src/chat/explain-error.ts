@@ -69,6 +69,12 @@ const explainers: Record<string, Explainer> = {
   OutcomeUnknownError: () => ({ title: 'No answer', detail: 'The connection to the gateway failed; the request may have run.' }),
 };
 
+/** The facts of anything a call threw: a client error carries status, headers and body; anything else its message. */
+export function factsOf(error: unknown): ErrorFacts {
+  const { name, message, status, headers, body } = error as Partial<ErrorFacts> & { message?: string };
+  return { name: name ?? 'Error', message: message ?? String(error), ...(status === undefined ? {} : { status }), headers: headers ?? {}, body };
+}
+
 /** @example explainError({ name: 'RateLimitedError', message: '…', headers: { 'retry-after': '7' } }).action // { kind: 'retry-in', seconds: 7 } */
 export function explainError(facts: ErrorFacts): Explanation {
   return explainers[facts.name]?.(facts) ?? { title: 'Request failed', detail: facts.message };

@@ -3,7 +3,6 @@ import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import { startSessionGateway, type SessionGateway } from './session-gateway.js';
 import { ProviderKeys } from './provider-keys.js';
-import { builtInProviderKeys } from './host-config.js';
 import { currentDatabase, gatewaySettingKeys, readSettings } from './read-settings.js';
 
 /**
@@ -61,7 +60,7 @@ export class GatewayHost implements vscode.Disposable {
     const dist = join(this.context.extensionPath, 'dist');
     try {
       const gateway = await startSessionGateway(settings, {
-        providerKeys: await this.keys.all([...Object.keys(builtInProviderKeys), ...Object.keys(settings.providers)]),
+        providerKeys: await this.keys.all(Object.keys(settings.providers)),
         baseDir: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? this.context.globalStorageUri.fsPath,
         sqlAssets: { wasmPath: join(dist, 'sql-wasm.wasm'), workerUrl: pathToFileURL(join(dist, 'sql-worker.mjs')) },
         logger: { info: (message) => this.log.info(message), error: (message, error) => this.log.error(message, error ?? '') },

@@ -19,6 +19,11 @@ export const SESSION_ORG = 'editor';
 /** The default catalog's providers and the variables their keys come from (DESIGN "Configuration"). */
 export const builtInProviderKeys = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY', gemini: 'GEMINI_API_KEY' } as const;
 
+/** Every provider a key can be stored for: the built-in ones and those from settings. */
+export function providerNames(configured: Iterable<string>): string[] {
+  return [...new Set([...Object.keys(builtInProviderKeys), ...configured])];
+}
+
 /**
  * Builds the Tollgate config for one editor session, and the environment it reads. Provider keys come
  * from SecretStorage into these in-memory objects only: never into settings, files or logs. A built-in

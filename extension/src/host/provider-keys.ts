@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { builtInProviderKeys } from './host-config.js';
+import { providerNames } from './host-config.js';
 
 const secretName = (provider: string) => `tollgate.providerKey.${provider}`;
 
@@ -10,15 +10,14 @@ const secretName = (provider: string) => `tollgate.providerKey.${provider}`;
 export class ProviderKeys {
   constructor(private readonly secrets: vscode.SecretStorage) {}
 
-  async all(providers: string[]): Promise<Record<string, string>> {
-    const entries = await Promise.all(providers.map(async (name) => [name, await this.secrets.get(secretName(name))] as const));
+  async all(configuredProviders: string[]): Promise<Record<string, string>> {
+    const entries = await Promise.all(providerNames(configuredProviders).map(async (name) => [name, await this.secrets.get(secretName(name))] as const));
     return Object.fromEntries(entries.filter((entry): entry is readonly [string, string] => Boolean(entry[1])));
   }
 
   /** Asks which provider and its key; an empty key removes the stored one. Resolves true if anything changed. */
   async prompt(configuredProviders: string[]): Promise<boolean> {
-    const names = [...new Set([...Object.keys(builtInProviderKeys), ...configuredProviders])];
-    const provider = await vscode.window.showQuickPick(names, { title: 'Set Provider API Key', placeHolder: 'Which provider?' });
+    const provider = await vscode.window.showQuickPick(providerNames(configuredProviders), { title: 'Set Provider API Key', placeHolder: 'Which provider?' });
     if (!provider) return false;
     const key = await vscode.window.showInputBox({
       title: `API key for ${provider}`,

@@ -40,9 +40,8 @@ interface Unsaved {
  *
  * Requests are pipelined: they are posted as they come and the worker runs them in order, so it never
  * waits for the next message. The worker answers in order, so the oldest request in flight is the one
- * running, and only its clock counts against `timeoutMs`. When it runs over, or its client goes away while it
-runs (a Cancel in an editor), the worker is terminated,
- * a new one starts from the last exported image, and the requests queued behind the runaway (which never
+ * running, and only its clock counts against `timeoutMs`. When it runs over, or its client goes away while
+ * it runs (a Cancel in an editor), the worker is terminated, a new one starts from the last exported image, and the requests queued behind the runaway (which never
  * started) are posted to it again. Posting happens synchronously in exactly two places (a new request
  * while a worker is up, all queued requests when one comes up), so nothing is ever posted twice.
  *
@@ -165,8 +164,7 @@ export class SqlDatabase {
     const head = this.#queue.entries().next();
     if (head.done || head.value[1].request.kind !== 'query') return;
     const [id, flight] = head.value;
-    const timedOut = () => new ServiceError('sql_error', `The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } });
-    this.#headTimer = setTimeout(() => this.#stopRunning(id, flight.cancelled ? this.#cancelledError() : timedOut()), flight.cancelled ? 0 : this.options.timeoutMs);
+    this.#headTimer = setTimeout(() => this.#stopRunning(id, flight.cancelled ? this.#cancelledError() : this.#timedOutError()), flight.cancelled ? 0 : this.options.timeoutMs);
     this.#headTimer.unref();
   }
 
@@ -189,6 +187,10 @@ export class SqlDatabase {
     this.#queue.delete(id);
     running.reject(error);
     this.#restart();
+  }
+
+  #timedOutError(): ServiceError {
+    return new ServiceError('sql_error', `The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } });
   }
 
   #cancelledError(): ServiceError {

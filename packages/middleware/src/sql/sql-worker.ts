@@ -93,31 +93,29 @@ function runStatements(query: string, params: SqlParams | undefined, maxRows: nu
     }
   }
   let last: StatementResult | undefined;
-  let count = 0;
+  // The statement being compiled (the iterator throws when one does not compile) or run, 0-based.
+  let index = 0;
   try {
     for (const statement of db.iterateStatements(query)) {
-      count++;
       try {
         last = runStatement(statement, binder, maxRows);
-      } catch (error) {
-        throw tagStatement(error, count - 1);
       } finally {
         statement.free();
       }
+      index++;
     }
   } catch (error) {
-    // The iterator itself throws when the next statement does not compile.
-    throw tagStatement(error, count);
+    throw tagStatement(error, index);
   }
   binder.assertAllUsed();
   if (!last) throw new RequestFailure('The query contains no SQL statement', 'empty_query');
-  if (count === 1) remember(query);
+  if (index === 1) remember(query);
   return last;
 }
 
-/** Marks which statement (0-based) failed, so an editor can point at it; the first mark stays. */
+/** Marks which statement (0-based) failed, so an editor can point at it. */
 function tagStatement(error: unknown, statementIndex: number): unknown {
-  if (error instanceof Error && !('statementIndex' in error) && !(error instanceof RequestFailure && error.code === 'empty_query')) Object.assign(error, { statementIndex });
+  if (error instanceof Error) Object.assign(error, { statementIndex });
   return error;
 }
 
