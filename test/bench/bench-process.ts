@@ -12,7 +12,7 @@ export interface BenchProcess {
 /** Forks one of ./servers/*.ts (TypeScript through tsx) and waits for the port it reports. */
 export function forkServer(name: string, env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<BenchProcess> {
   const child = fork(fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)), {
-    execArgv: ['--conditions=tollgate-source', '--import', 'tsx', '--expose-gc', ...nodeFlags],
+    execArgv: ['--import', 'tsx', '--expose-gc', ...nodeFlags],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
