@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseConfig, type ConfigInput } from './config/index.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
-import { matchRoute, sendJson } from './http/index.js';
+import { lazyDepartureSignal, matchRoute, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
@@ -66,12 +66,17 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       respondWithError(res, new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${match.allowed.join(', ')}`), match.family, { allow: match.allowed.join(', ') });
       return true;
     }
-    const controller = new AbortController();
-    const onClose = () => {
-      if (!res.writableFinished) controller.abort();
+    const departure = lazyDepartureSignal(res);
+    const ctx: RequestContext = {
+      req,
+      res,
+      runtime: getRuntime(),
+      family: match.route.family,
+      parsedBody,
+      get signal() {
+        return departure.signal;
+      },
     };
-    res.once('close', onClose);
-    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, signal: controller.signal };
     try {
       await match.route.handler(ctx);
     } catch (error) {
@@ -79,8 +84,6 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url}`, serviceError.cause ?? serviceError);
       if (res.headersSent) res.destroy();
       else respondWithError(res, serviceError, match.route.family);
-    } finally {
-      res.off('close', onClose);
     }
     return true;
   }

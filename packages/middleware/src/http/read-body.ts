@@ -25,21 +25,41 @@ function isEmptyParse(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Buffer.isBuffer(value) && Object.keys(value).length === 0;
 }
 
-async function readRaw(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/**
+ * Collects the body with plain listeners: an async iterator over the request costs a few promises and
+ * an end-of-stream watcher per request, a measurable share of a point select's time.
+ */
+function readRaw(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge(limitBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) {
-      // Stop reading, but let the socket drain so the 413 reaches the client.
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) return void chunks.push(chunk);
+      // Stop keeping it, but let the socket drain so the 413 reaches the client.
+      done();
       req.resume();
-      throw tooLarge(limitBytes);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+      reject(tooLarge(limitBytes));
+    };
+    const onEnd = () => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const onClose = () => {
+      done();
+      reject(new Error('the request closed before its body ended'));
+    };
+    const done = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 function parseJson(raw: Buffer, limitBytes: number): unknown {
