@@ -83,6 +83,32 @@ describe('SqlService', () => {
     assert.deepEqual(await byId(3), { type: 'table', column_names: ['id', 'name', 'note'], data: [], context: { db: 'main' } });
   });
 
+  // Sent together, the second run of a statement finds it prepared and kept from the first: these check
+  // that a kept statement which writes is still saved before it is acknowledged, and still rolled back whole.
+  it('acknowledges a repeated write only once it is on disk, even when it runs before the first run was saved', async () => {
+    const service = await open();
+    await service.query({ query: 'CREATE TABLE log(n INTEGER UNIQUE)' });
+    const insertTwo = (a: number, b: number) => codeOf(service.query({ query: 'INSERT INTO log VALUES (?), (?)', params: [a, b] }));
+    const first = insertTwo(1, 2);
+    assert.equal(await insertTwo(3, 4), 'ok');
+    assert.deepEqual(await readFile(), [1, 2, 3, 4]);
+    assert.equal(await first, 'ok');
+    const failing = insertTwo(5, 1);
+    assert.equal(await insertTwo(6, 2), '400 constraint_violation');
+    assert.equal(await failing, '400 constraint_violation');
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log ORDER BY n' }), { type: 'table', column_names: ['n'], data: [[1], [2], [3], [4]], context: { db: 'main' } });
+  });
+
+  it('treats a repeated UPDATE … RETURNING as the write it is: its rows answer and it is on disk when acknowledged', async () => {
+    const service = await open();
+    await service.query({ query: 'CREATE TABLE log(n INTEGER); INSERT INTO log VALUES (1), (2)' });
+    const bump = (n: number) => service.query({ query: 'UPDATE log SET n = n + 10 WHERE n = ? RETURNING n', params: [n] });
+    const first = bump(1);
+    assert.deepEqual(await bump(2), { type: 'table', column_names: ['n'], data: [[12]], context: { db: 'main' } });
+    assert.deepEqual(await readFile(), [11, 12]);
+    assert.deepEqual(await first, { type: 'table', column_names: ['n'], data: [[11]], context: { db: 'main' } });
+  });
+
   it('answers 413 for a statement over maxStatementBytes and runs nothing', async () => {
     const service = await open({ maxStatementBytes: 100 });
     await service.query({ query: 'CREATE TABLE log(n INTEGER)' });

@@ -1,3 +1,9 @@
+/** What one statement takes: how many positional values, and whether named ones. */
+export interface Placeholders {
+  positional: number;
+  named: boolean;
+}
+
 /**
  * Counts the positional placeholders (`?`, `?NNN`) of one SQL statement and tells whether it has named
  * ones (`:name`, `@name`, `$name`), skipping string literals, quoted identifiers and comments — sql.js
@@ -6,7 +12,7 @@
  * @example
  * scanPlaceholders("SELECT '?' , ? , :name -- ?") // { positional: 1, named: true }
  */
-export function scanPlaceholders(sql: string): { positional: number; named: boolean } {
+export function scanPlaceholders(sql: string): Placeholders {
   let positional = 0;
   let named = false;
   let i = 0;

@@ -26,6 +26,8 @@ interface Flight {
   reject: (error: unknown) => void;
   /** Its client went away: stopped as soon as it is the one running. */
   cancelled?: boolean;
+  /** When it became the oldest in flight, i.e. started running (performance.now()). */
+  runningSince?: number;
 }
 
 /** A request whose change the worker made but no export has captured yet: acknowledged only once one has. */
@@ -57,8 +59,10 @@ export class SqlDatabase {
   #nextId = 0;
   /** Posted (or to be posted once the worker is up), in worker order. */
   readonly #queue = new Map<number, Flight>();
-  #headTimer: NodeJS.Timeout | undefined;
+  /** At most one, due no later than the running request's deadline; re-armed when it fires early. */
+  #watchdog: NodeJS.Timeout | undefined;
   #unsaved: Unsaved[] = [];
+  #outbox: { worker: Worker; requests: WorkerRequest[] } | undefined;
   #persisting: Promise<void> | undefined;
 
   constructor(private readonly options: SqlDatabaseOptions) {
@@ -97,7 +101,7 @@ export class SqlDatabase {
     while (this.#queue.size > 0 || this.#persisting) {
       await Promise.allSettled([this.#persisting, ...[...this.#queue.values()].map((flight) => flight.answer)]);
     }
-    clearTimeout(this.#headTimer);
+    clearTimeout(this.#watchdog);
     await this.#starting.catch(() => undefined);
     await this.#worker?.terminate();
   }
@@ -130,9 +134,9 @@ export class SqlDatabase {
       if (flight.cancelled) {
         this.#queue.delete(id);
         flight.reject(this.#cancelledError());
-      } else worker.postMessage(flight.request);
+      } else this.#post(flight.request);
     }
-    this.#armHeadTimer();
+    this.#headChanged();
   }
 
   #send(request: WorkerRequest): { id: number; answer: Promise<WorkerResponse> } {
@@ -142,10 +146,25 @@ export class SqlDatabase {
     const answer = new Promise<WorkerResponse>((resolve, reject) => (settle = { resolve, reject }));
     this.#queue.set(id, { request: message, answer, ...settle });
     if (this.#worker) {
-      this.#worker.postMessage(message);
-      if (this.#queue.size === 1) this.#armHeadTimer();
+      this.#post(message);
+      if (this.#queue.size === 1) this.#headChanged();
     }
     return { id, answer };
+  }
+
+  /**
+   * Requests that arrive in one turn of the event loop go to the worker as one message: a message per
+   * point select was the largest cost Tollgate added on the main thread. An outbox belongs to the worker
+   * it was filled for; if that worker was replaced meanwhile, the new one already got every queued request.
+   */
+  #post(request: WorkerRequest): void {
+    const worker = this.#worker!;
+    if (this.#outbox?.worker === worker) return void this.#outbox.requests.push(request);
+    const outbox = (this.#outbox = { worker, requests: [request] });
+    setImmediate(() => {
+      if (this.#outbox === outbox) this.#outbox = undefined;
+      if (worker === this.#worker) worker.postMessage(outbox.requests);
+    });
   }
 
   #answer(worker: Worker, response: WorkerResponse): void {
@@ -153,19 +172,38 @@ export class SqlDatabase {
     const flight = this.#queue.get(response.id);
     if (!flight) return;
     this.#queue.delete(response.id);
-    this.#armHeadTimer();
+    this.#headChanged();
     flight.resolve(response);
   }
 
-  /** The worker answers in order, so the oldest request in flight is the one running now. */
-  #armHeadTimer(): void {
-    clearTimeout(this.#headTimer);
-    if (!this.#worker) return;
+  /**
+   * The worker answers in order, so the oldest request in flight is the one running now: its clock
+   * starts here. The watchdog is not re-armed per request (a timer per point select is measurable);
+   * when it fires it checks the deadline of whichever request is running then.
+   */
+  #headChanged(): void {
+    const head = this.#queue.values().next().value;
+    if (!this.#worker || head?.request.kind !== 'query') return;
+    head.runningSince = performance.now();
+    if (head.cancelled) this.#armWatchdog(0);
+    else if (!this.#watchdog) this.#armWatchdog(this.options.timeoutMs);
+  }
+
+  #armWatchdog(delayMs: number): void {
+    clearTimeout(this.#watchdog);
+    this.#watchdog = setTimeout(() => this.#watch(), delayMs);
+    this.#watchdog.unref();
+  }
+
+  #watch(): void {
+    this.#watchdog = undefined;
     const head = this.#queue.entries().next();
-    if (head.done || head.value[1].request.kind !== 'query') return;
+    if (!this.#worker || head.done || head.value[1].request.kind !== 'query') return;
     const [id, flight] = head.value;
-    this.#headTimer = setTimeout(() => this.#stopRunning(id, flight.cancelled ? this.#cancelledError() : this.#timedOutError()), flight.cancelled ? 0 : this.options.timeoutMs);
-    this.#headTimer.unref();
+    const remaining = (flight.runningSince ?? performance.now()) + this.options.timeoutMs - performance.now();
+    if (flight.cancelled) this.#stopRunning(id, this.#cancelledError());
+    else if (remaining <= 0) this.#stopRunning(id, this.#timedOutError());
+    else this.#armWatchdog(remaining);
   }
 
   /**
@@ -177,7 +215,7 @@ export class SqlDatabase {
     const flight = this.#queue.get(id);
     if (!flight) return;
     flight.cancelled = true;
-    if (this.#queue.keys().next().value === id) this.#armHeadTimer();
+    if (this.#queue.keys().next().value === id) this.#armWatchdog(0);
   }
 
   /** Stops the running request by replacing its worker; the requests queued behind it run on the new one. */
@@ -208,7 +246,8 @@ export class SqlDatabase {
   #restart(): void {
     const old = this.#worker;
     this.#worker = undefined;
-    clearTimeout(this.#headTimer);
+    clearTimeout(this.#watchdog);
+    this.#watchdog = undefined;
     void old?.terminate();
     // Changes made after the last export lived only in the stopped worker: never acknowledge them.
     for (const unsaved of this.#unsaved.splice(0)) {

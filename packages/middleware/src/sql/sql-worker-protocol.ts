@@ -1,6 +1,9 @@
 import type { SqlParams } from './sql-types.js';
 
-/** Messages between the SQL service and the worker that owns one database. */
+/**
+ * Messages between the SQL service and the worker that owns one database. Requests travel in arrays (those
+ * of one event-loop turn together); each answer travels alone, in request order.
+ */
 export type WorkerRequest =
   | { kind: 'query'; id: number; query: string; params: SqlParams | undefined; maxRows: number }
   | { kind: 'export'; id: number };

@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import initSqlJs, { type BindParams, type Database, type Statement } from 'sql.js';
 import { classifySqlError } from './classify-sql-error.js';
-import { scanPlaceholders } from './scan-placeholders.js';
+import { scanPlaceholders, type Placeholders } from './scan-placeholders.js';
 import type { SqlParams } from './sql-types.js';
 import type { QueryOutcome, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 
@@ -48,7 +48,11 @@ function runHelper(statement: Statement): void {
   statement.reset();
 }
 
-parentPort!.on('message', (request: WorkerRequest) => {
+parentPort!.on('message', (requests: WorkerRequest[]) => {
+  for (const request of requests) answer(request);
+});
+
+function answer(request: WorkerRequest): void {
   let response: WorkerResponse;
   try {
     response = request.kind === 'export' ? { kind: 'exported', id: request.id, bytes: exportImage() } : { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
@@ -57,19 +61,24 @@ parentPort!.on('message', (request: WorkerRequest) => {
     const { statementIndex } = error as { statementIndex?: number };
     response = { kind: 'failed', id: request.id, message: (error as Error).message, code, ...(statementIndex === undefined ? {} : { statementIndex }) };
   }
+  // One answer per request, as soon as it is ready: a runaway later in the batch must not hold it back.
   parentPort!.postMessage(response, response.kind === 'exported' ? [response.bytes.buffer as ArrayBuffer] : []);
-});
+}
 parentPort!.postMessage({ kind: 'ready' });
 
 /**
  * Runs every statement of one request inside a savepoint: all of them take effect, or none does
  * (DESIGN: a failure rolls back the request's earlier changes). The last statement's result answers.
+ * A kept statement that cannot write needs neither the savepoint nor the change check: SQLite runs a
+ * single statement atomically, and the three helper statements were most of a point select's work.
  */
 function runRequest(query: string, params: SqlParams | undefined, maxRows: number): QueryOutcome {
+  const kept = statementCache.get(query);
+  if (kept?.readOnly) return { ...runKept(kept, params, maxRows), changed: false };
   const before = changeMarker();
   runHelper(helpers.begin);
   try {
-    const outcome = runStatements(query, params, maxRows);
+    const outcome = kept ? runKept(kept, params, maxRows) : runStatements(query, params, maxRows);
     runHelper(helpers.release);
     return { ...outcome, changed: changeMarker() !== before };
   } catch (error) {
@@ -78,27 +87,30 @@ function runRequest(query: string, params: SqlParams | undefined, maxRows: numbe
   }
 }
 
+function runKept(kept: KeptStatement, params: SqlParams | undefined, maxRows: number): StatementResult {
+  const binder = new ParamBinder(params);
+  try {
+    const result = runStatement(kept.statement, binder.next(kept.placeholders), maxRows);
+    binder.assertAllUsed();
+    return result;
+  } catch (error) {
+    throw tagStatement(error, 0);
+  } finally {
+    kept.statement.reset();
+  }
+}
+
 function runStatements(query: string, params: SqlParams | undefined, maxRows: number): StatementResult {
   const binder = new ParamBinder(params);
-  const cached = statementCache.get(query);
-  if (cached) {
-    try {
-      const result = runStatement(cached, binder, maxRows);
-      binder.assertAllUsed();
-      return result;
-    } catch (error) {
-      throw tagStatement(error, 0);
-    } finally {
-      cached.reset();
-    }
-  }
   let last: StatementResult | undefined;
   // The statement being compiled (the iterator throws when one does not compile) or run, 0-based.
   let index = 0;
   try {
     for (const statement of db.iterateStatements(query)) {
       try {
-        last = runStatement(statement, binder, maxRows);
+        const sql = statement.getSQL();
+        refuseTransactionControl(sql);
+        last = runStatement(statement, binder.next(params === undefined ? undefined : scanPlaceholders(sql)), maxRows);
       } finally {
         statement.free();
       }
@@ -123,7 +135,14 @@ function tagStatement(error: unknown, statementIndex: number): unknown {
  * Single-statement queries, prepared once by their exact text: applications send the same few queries
  * with different params, and compiling them again each time was a large share of a point select.
  */
-const statementCache = new Map<string, Statement>();
+interface KeptStatement {
+  statement: Statement;
+  placeholders: Placeholders;
+  /** Decided once from its bytecode; a kept statement is recompiled on schema changes, never rewritten. */
+  readOnly: boolean;
+}
+
+const statementCache = new Map<string, KeptStatement>();
 const STATEMENT_CACHE_SIZE = 64;
 
 /** The iterator frees each statement as it moves on, so the one to keep is prepared on its own. */
@@ -137,19 +156,48 @@ function remember(query: string): void {
   if (statementCache.size >= STATEMENT_CACHE_SIZE) {
     const [oldest, evicted] = statementCache.entries().next().value!;
     statementCache.delete(oldest);
-    evicted.free();
+    evicted.statement.free();
   }
-  statementCache.set(query, statement);
+  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly: !canWrite(query) });
+}
+
+/**
+ * Opcodes that change a database without a write `Transaction` in the same program (VACUUM) or that only
+ * writes use. Not Insert or IdxInsert: reads use them too, on ephemeral tables (DISTINCT, IN subqueries).
+ */
+const writingOpcodes = new Set(['Vacuum', 'VUpdate', 'VCreate', 'VDestroy', 'SetCookie', 'CreateBtree', 'Destroy', 'ParseSchema']);
+
+/**
+ * What sqlite3_stmt_readonly answers, which sql.js does not export: a statement can write if its
+ * program opens a write transaction (a `Transaction` with P2 ≠ 0) or uses a writing opcode. When in
+ * doubt (its EXPLAIN fails), it can.
+ */
+function canWrite(query: string): boolean {
+  let plan: Statement | undefined;
+  try {
+    plan = db.prepare(`EXPLAIN ${query}`);
+    while (plan.step()) {
+      const [, opcode, , p2] = plan.get();
+      if ((opcode === 'Transaction' && p2 !== 0) || writingOpcodes.has(opcode as string)) return true;
+    }
+    return false;
+  } catch {
+    return true;
+  } finally {
+    plan?.free();
+  }
 }
 
 const transactionControl = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 
-function runStatement(statement: Statement, binder: ParamBinder, maxRows: number): StatementResult {
-  if (transactionControl.test(statement.getSQL())) {
-    // Each request already is one transaction; letting a COMMIT through would break that promise.
+/** Each request already is one transaction; letting a COMMIT through would break that promise. */
+function refuseTransactionControl(sql: string): void {
+  if (transactionControl.test(sql)) {
     throw new RequestFailure('Each request runs as one transaction: BEGIN, COMMIT, ROLLBACK and savepoints are not needed', 'transaction_control');
   }
-  const bound = binder.next(statement.getSQL());
+}
+
+function runStatement(statement: Statement, bound: BindParams | undefined, maxRows: number): StatementResult {
   if (bound !== undefined) statement.bind(bound);
   const data: unknown[][] = [];
   let hasRow = statement.step();
@@ -188,7 +236,8 @@ function changeMarker(): string {
 
 /** sql.js's export closes and reopens the database, which frees prepared statements: prepare them again. */
 function exportImage(): Uint8Array {
-  for (const statement of [...Object.values(helpers), ...statementCache.values()]) statement.free();
+  for (const statement of Object.values(helpers)) statement.free();
+  for (const kept of statementCache.values()) kept.statement.free();
   statementCache.clear();
   const bytes = db.export();
   configure(); // export reopened the database with default settings
@@ -215,9 +264,10 @@ class ParamBinder {
     }
   }
 
-  next(sql: string): BindParams | undefined {
-    if (this.params === undefined) return undefined;
-    const { positional, named } = scanPlaceholders(sql);
+  /** The values for the next statement, given its placeholders (undefined when the request has no params). */
+  next(placeholders: Placeholders | undefined): BindParams | undefined {
+    if (this.params === undefined || placeholders === undefined) return undefined;
+    const { positional, named } = placeholders;
     if (Array.isArray(this.params)) {
       if (positional === 0) return undefined;
       const values = this.params.slice(this.#offset, this.#offset + positional);
