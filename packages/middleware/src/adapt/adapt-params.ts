@@ -22,15 +22,10 @@ export function adaptParams(
   modelRules: Record<string, ParamRule>,
   outputLimit: { fields: readonly string[]; max: number | undefined } | undefined,
 ): { body: Record<string, unknown>; adaptation: Adaptation } {
-  const table: Record<string, ParamCapability> = { ...providerTable };
-  for (const [name, rule] of Object.entries(modelRules)) table[name] = rule === false ? { unsupported: true } : rule;
-  if (outputLimit?.max !== undefined) {
-    for (const field of outputLimit.fields) table[field] = { ...table[field], max: outputLimit.max };
-  }
-
+  const table = mergedTable(providerTable, modelRules, outputLimit);
   const adapted: Record<string, unknown> = { ...body };
   const adaptation: Adaptation = { dropped: [], clamped: [] };
-  for (const [name, capability] of Object.entries(table)) {
+  for (const [name, capability] of table) {
     const value = adapted[name];
     if (value === undefined || value === null) continue;
     if ('unsupported' in capability) {
@@ -46,6 +41,33 @@ export function adaptParams(
     }
   }
   return { body: adapted, adaptation };
+}
+
+type MergedTable = readonly (readonly [string, ParamCapability])[];
+
+/** Per provider table, per model's rules (both config objects that live as long as the gateway), per output limit. */
+const mergedTables = new WeakMap<ParamTable, WeakMap<Record<string, ParamRule>, Map<string, MergedTable>>>();
+
+/**
+ * The provider's table with the model's rules and output limit laid over it, in the provider's order
+ * (the order the §4.3 headers list changes in). Built once per route rather than per request.
+ */
+function mergedTable(providerTable: ParamTable, modelRules: Record<string, ParamRule>, outputLimit: { fields: readonly string[]; max: number | undefined } | undefined): MergedTable {
+  let byRules = mergedTables.get(providerTable);
+  if (!byRules) mergedTables.set(providerTable, (byRules = new WeakMap()));
+  let byLimit = byRules.get(modelRules);
+  if (!byLimit) byRules.set(modelRules, (byLimit = new Map()));
+  const limitKey = outputLimit?.max === undefined ? '' : `${outputLimit.fields.join(',')}<=${outputLimit.max}`;
+  let merged = byLimit.get(limitKey);
+  if (!merged) {
+    const table: Record<string, ParamCapability> = { ...providerTable };
+    for (const [name, rule] of Object.entries(modelRules)) table[name] = rule === false ? { unsupported: true } : rule;
+    if (outputLimit?.max !== undefined) {
+      for (const field of outputLimit.fields) table[field] = { ...table[field], max: outputLimit.max };
+    }
+    byLimit.set(limitKey, (merged = Object.entries(table)));
+  }
+  return merged;
 }
 
 /** The §4.3 headers for an adaptation; none when nothing was adapted (rule 3). */

@@ -41,9 +41,11 @@ const DEFAULT_OUTPUT_BUDGET = 4_096;
 export async function runModelCall(call: ModelCall): Promise<void> {
   const plans = call.model.routes.map((route) => planRoute(call, route));
   const primary = plans[0]!;
-  const estimatedInputTokens = estimateInputTokens(call.body);
-  const admission = await admit(call, primary, estimatedInputTokens);
-  const meter = new Meter(estimatedInputTokens, admission);
+  const promptTokens = once(() => estimateInputTokens(call.body));
+  // Tokenizing the prompt costs per request; only a tokens-per-minute limit needs it before the call.
+  const limitsTokens = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined;
+  const admission = await admit(call, primary, limitsTokens ? promptTokens() : 0);
+  const meter = new Meter(promptTokens, admission);
   try {
     await serveWithFailover(call, plans, meter);
   } finally {
@@ -164,6 +166,11 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
   }
 }
 
+function once<T>(compute: () => T): () => T {
+  let value: { result: T } | undefined;
+  return () => (value ??= { result: compute() }).result;
+}
+
 function toServiceError(error: unknown): ServiceError {
   if (!(error instanceof UpstreamFailure)) return ServiceError.from(error);
   if (error.unreachable) return new ServiceError('upstream_unreachable', error.message, { cause: error });
@@ -193,7 +200,8 @@ class Meter {
   #usage: Usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(
-    private readonly estimatedInputTokens: number,
+    /** The tokenizer's count of the prompt, asked only when the provider reports no input tokens. */
+    private readonly promptTokens: () => number,
     private readonly admission: Admission,
   ) {}
 
@@ -203,7 +211,7 @@ class Meter {
   }
 
   record(seen: SeenUsage, text: string, finished: boolean): void {
-    const inputTokens = seen.reported && seen.inputTokens > 0 ? seen.inputTokens : this.estimatedInputTokens;
+    const inputTokens = seen.reported && seen.inputTokens > 0 ? seen.inputTokens : this.promptTokens();
     // Tokenizing the output only when the provider's report cannot be taken as final: it costs per request.
     const outputTokens = seen.reported && finished ? seen.outputTokens : Math.max(seen.outputTokens, countTokens(text));
     this.#usage = { inputTokens, outputTokens };

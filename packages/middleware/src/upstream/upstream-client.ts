@@ -1,4 +1,4 @@
-import { Agent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamCall {
@@ -26,13 +26,15 @@ export interface UpstreamResponse {
  */
 export class UpstreamClient {
   readonly #agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+  /** Routes call the same few URLs; parsing one per request was a visible share of a relayed call. */
+  readonly #targets = new Map<string, { origin: string; path: string }>();
 
   async post(call: UpstreamCall): Promise<UpstreamResponse> {
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(call.url, {
+      response = await this.#agent.request({
+        ...this.#target(call.url),
         method: 'POST',
-        dispatcher: this.#agent,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...call.headers },
         body: JSON.stringify(call.body),
         signal: call.signal,
@@ -55,6 +57,17 @@ export class UpstreamClient {
       body: parsed ?? text,
       retryAfterMs: retryAfterMs(response.headers['retry-after']),
     });
+  }
+
+  #target(url: string): { origin: string; path: string } {
+    let target = this.#targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+      if (this.#targets.size >= 1_000) this.#targets.clear();
+      this.#targets.set(url, target);
+    }
+    return target;
   }
 
   async close(): Promise<void> {
