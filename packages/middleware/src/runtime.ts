@@ -35,6 +35,9 @@ export class Runtime {
   readonly gateway: Gateway;
   #sql: Promise<SqlService> | undefined;
   #policy: Promise<{ policy: Policy; admin: AdminOperations }> | undefined;
+  // Derived once: every request asks for these, and a fresh .then() per request is garbage per request.
+  #policyOnly: Promise<Policy> | undefined;
+  #keysReady: Promise<KeyRing> | undefined;
 
   constructor(
     parsed: ParsedConfig,
@@ -51,7 +54,7 @@ export class Runtime {
   }
 
   policy(): Promise<Policy> {
-    return this.#policyAndAdmin().then((p) => p.policy);
+    return (this.#policyOnly ??= this.#policyAndAdmin().then((p) => p.policy));
   }
 
   admin(): Promise<AdminOperations> {
@@ -62,9 +65,9 @@ export class Runtime {
    * The key ring, once the policy store is up: a shared store answers for keys created on other
    * instances, so authentication waits for it.
    */
-  async keyRing(): Promise<KeyRing> {
-    await this.#policyAndAdmin().catch(() => undefined);
-    return this.keys;
+  keyRing(): Promise<KeyRing> {
+    const keys = () => this.keys;
+    return (this.#keysReady ??= this.#policyAndAdmin().then(keys, keys));
   }
 
   async ready(): Promise<void> {

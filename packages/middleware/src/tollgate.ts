@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseConfig, type ConfigInput } from './config/index.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
-import { lazyDepartureSignal, matchRoute, sendJson } from './http/index.js';
+import { ClientDeparture, matchRoute, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
@@ -66,17 +66,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       respondWithError(res, new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${match.allowed.join(', ')}`), match.family, { allow: match.allowed.join(', ') });
       return true;
     }
-    const departure = lazyDepartureSignal(res);
-    const ctx: RequestContext = {
-      req,
-      res,
-      runtime: getRuntime(),
-      family: match.route.family,
-      parsedBody,
-      get signal() {
-        return departure.signal;
-      },
-    };
+    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, departure: new ClientDeparture(res) };
     try {
       await match.route.handler(ctx);
     } catch (error) {

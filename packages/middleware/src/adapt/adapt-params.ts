@@ -45,8 +45,13 @@ export function adaptParams(
 
 type MergedTable = readonly (readonly [string, ParamCapability])[];
 
-/** Per provider table, per model's rules (both config objects that live as long as the gateway), per output limit. */
-const mergedTables = new WeakMap<ParamTable, WeakMap<Record<string, ParamRule>, Map<string, MergedTable>>>();
+const noFields: readonly string[] = [];
+
+/**
+ * Per provider table, per model's rules, per output-limit fields, per limit: all objects from the
+ * catalog and the codecs, which live as long as the gateway.
+ */
+const mergedTables = new WeakMap<ParamTable, WeakMap<Record<string, ParamRule>, WeakMap<readonly string[], Map<number | undefined, MergedTable>>>>();
 
 /**
  * The provider's table with the model's rules and output limit laid over it, in the provider's order
@@ -55,9 +60,12 @@ const mergedTables = new WeakMap<ParamTable, WeakMap<Record<string, ParamRule>, 
 function mergedTable(providerTable: ParamTable, modelRules: Record<string, ParamRule>, outputLimit: { fields: readonly string[]; max: number | undefined } | undefined): MergedTable {
   let byRules = mergedTables.get(providerTable);
   if (!byRules) mergedTables.set(providerTable, (byRules = new WeakMap()));
-  let byLimit = byRules.get(modelRules);
-  if (!byLimit) byRules.set(modelRules, (byLimit = new Map()));
-  const limitKey = outputLimit?.max === undefined ? '' : `${outputLimit.fields.join(',')}<=${outputLimit.max}`;
+  let byFields = byRules.get(modelRules);
+  if (!byFields) byRules.set(modelRules, (byFields = new WeakMap()));
+  const fields = outputLimit?.fields ?? noFields;
+  let byLimit = byFields.get(fields);
+  if (!byLimit) byFields.set(fields, (byLimit = new Map()));
+  const limitKey = outputLimit?.max;
   let merged = byLimit.get(limitKey);
   if (!merged) {
     const table: Record<string, ParamCapability> = { ...providerTable };

@@ -46,14 +46,14 @@ async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][n
           headers: { ...provider.headers, ...wire.authHeaders(provider.apiKey), ...forwardAnthropicHeaders(ctx.req.headers) },
           body: { ...body, model: route.model },
           timeoutMs: provider.timeoutMs,
-          signal: ctx.signal,
+          signal: ctx.departure,
           parseError: wire.parseError,
         }),
       {
         retries: provider.maxRetries,
         baseMs: provider.retryBaseMs,
         maxMs: 4_000,
-        signal: ctx.signal,
+        signal: ctx.departure,
         classify: (error) => ({ transient: error instanceof UpstreamFailure && error.transient, retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined }),
       },
     );

@@ -93,7 +93,7 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
         retries: plan.retries,
         baseMs: plan.retryBaseMs,
         maxMs: 4_000,
-        signal: call.ctx.signal,
+        signal: call.ctx.departure,
         classify: (error) => ({
           transient: error instanceof UpstreamFailure && error.transient,
           retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined,
@@ -101,7 +101,7 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
       });
       return;
     } catch (error) {
-      if (call.ctx.signal.aborted) return;
+      if (call.ctx.departure.aborted) return;
       if (!(error instanceof UpstreamFailure) || !error.transient) throw toServiceError(error);
       lastFailure = error;
     }
@@ -118,7 +118,7 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<
     headers: { ...provider.headers, ...wire.authHeaders(provider.apiKey), ...(provider.kind === 'anthropic' ? forwardAnthropicHeaders(call.ctx.req.headers) : {}) },
     body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
     timeoutMs: plan.timeoutMs,
-    signal: call.ctx.signal,
+    signal: call.ctx.departure,
     parseError: wire.parseError,
   });
   const headers = adaptationHeaders(plan.adaptation);
@@ -159,7 +159,7 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
     writer.end();
   } catch (error) {
     response.body.destroy();
-    if (!writer.started && !call.ctx.signal.aborted) throw new UpstreamFailure('Upstream stream failed before any output', { cause: error });
+    if (!writer.started && !call.ctx.departure.aborted) throw new UpstreamFailure('Upstream stream failed before any output', { cause: error });
     // Partial output reached (or was meant for) the client: it is billed (contract §1).
     meter.record(translator.usage(), translator.text(), false);
     writer.abort();

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorFamily } from '../errors/index.js';
+import type { ClientDeparture } from '../http/index.js';
 import type { Runtime } from '../runtime.js';
 
 /**
@@ -13,8 +14,8 @@ export interface RequestContext {
   family: ErrorFamily;
   /** A body a framework parser already produced (Koa's `ctx.request.body`). */
   parsedBody?: unknown;
-  /** Aborted when the client goes away before the response finished. */
-  signal: AbortSignal;
+  /** Aborts when the client goes away before the response finished: pass it wherever work should stop then. */
+  departure: ClientDeparture;
 }
 
 /** A route's handler. It writes the response itself; anything it throws is rendered by the dispatcher. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authenticate } from '../auth/index.js';
-import { clientDepartureOf, readJsonBody, sendJson } from '../http/index.js';
+import { readJsonBody, sendJson } from '../http/index.js';
 import { parseBody } from '../validate/index.js';
 import type { RequestContext } from './request-context.js';
 
@@ -27,6 +27,6 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   if (sqlConfig.auth) await authenticate(ctx.req, await runtime.keyRing(), 'sql');
   const body = parseBody(sqlQueryBody, raw);
   const sql = await runtime.sql();
-  const result = await sql.query({ query: body.query, params: body.params, db: body.context?.db }, clientDepartureOf(ctx.res));
+  const result = await sql.query({ query: body.query, params: body.params, db: body.context?.db }, ctx.departure);
   sendJson(ctx.res, 200, result);
 }

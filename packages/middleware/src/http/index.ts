@@ -2,4 +2,4 @@ export { readJsonBody, type MaybeParsedRequest } from './read-body.js';
 export { sendJson } from './send.js';
 export { SseWriter } from './sse-writer.js';
 export { matchRoute, type Route, type RouteMatch } from './route-table.js';
-export { clientDepartureOf, lazyDepartureSignal, type ClientDeparture } from './client-departure.js';
+export { ClientDeparture, type CancelSignal } from './client-departure.js';

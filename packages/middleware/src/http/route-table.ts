@@ -21,8 +21,7 @@ export type RouteMatch<Handler> =
  * const match = matchRoute(routes, 'POST', '/v1/messages?beta=true');
  */
 export function matchRoute<Handler>(routes: readonly Route<Handler>[], method: string | undefined, url: string | undefined): RouteMatch<Handler> {
-  const path = pathOf(url);
-  const candidates = routes.filter((route) => route.path === path);
+  const candidates = byPathOf(routes).get(pathOf(url)) ?? [];
   const first = candidates[0];
   if (!first) return { kind: 'none' };
   const route = candidates.find((candidate) => candidate.method === method);
@@ -30,7 +29,22 @@ export function matchRoute<Handler>(routes: readonly Route<Handler>[], method: s
   return { kind: 'wrong-method', family: first.family, allowed: candidates.map((candidate) => candidate.method) };
 }
 
+const indexes = new WeakMap<readonly Route<unknown>[], Map<string, Route<unknown>[]>>();
+
+/** The table indexed by path, built once per table: matching runs on every request. */
+function byPathOf<Handler>(routes: readonly Route<Handler>[]): Map<string, Route<Handler>[]> {
+  let index = indexes.get(routes);
+  if (!index) {
+    index = new Map();
+    for (const route of routes) index.set(route.path, [...(index.get(route.path) ?? []), route]);
+    indexes.set(routes, index);
+  }
+  return index as Map<string, Route<Handler>[]>;
+}
+
 function pathOf(url: string | undefined): string {
-  const raw = (url ?? '/').split('?')[0] ?? '/';
+  if (!url) return '/';
+  const query = url.indexOf('?');
+  const raw = query === -1 ? url : url.slice(0, query);
   return raw.length > 1 && raw.endsWith('/') ? raw.slice(0, -1) : raw;
 }

@@ -52,13 +52,18 @@ function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: 
   return balances.walletMicros > 0 ? null : walletEmpty();
 }
 
-/** Records an admitted request in the windows. */
-export function recordAdmission(windows: OrgWindows, admissionId: string, request: AdmissionRequest, now: number): void {
-  windows.requestTimes.push(now);
-  const entry = { at: now, tokens: request.estimatedInputTokens, admissionId };
-  windows.tokenEntries.push(entry);
-  windows.tokensById.set(admissionId, entry);
-  windows.tokensUsed += entry.tokens;
+/**
+ * Records an admitted request in the windows its organization's limits read: a window no limit reads
+ * would only grow (a minute of requests at thousands per second) and cost every request its upkeep.
+ */
+export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, admissionId: string, request: AdmissionRequest, now: number): void {
+  if (org.limits.rpm !== undefined) windows.requestTimes.push(now);
+  if (org.limits.tpm !== undefined) {
+    const entry = { at: now, tokens: request.estimatedInputTokens, admissionId };
+    windows.tokenEntries.push(entry);
+    windows.tokensById.set(admissionId, entry);
+    windows.tokensUsed += entry.tokens;
+  }
   windows.inFlight.add(admissionId);
 }
 

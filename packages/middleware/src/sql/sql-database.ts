@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../errors/index.js';
-import type { ClientDeparture } from '../http/client-departure.js';
+import type { CancelSignal } from '../http/client-departure.js';
 import { writeFileAtomic } from './atomic-write.js';
 import type { QueryOutcome, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
@@ -77,15 +77,16 @@ export class SqlDatabase {
   }
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
-  async query(query: string, params: SqlParams | undefined, client?: ClientDeparture): Promise<QueryOutcome> {
-    if (client?.departed) throw this.#cancelledError();
+  async query(query: string, params: SqlParams | undefined, client?: CancelSignal): Promise<QueryOutcome> {
+    if (client?.aborted) throw this.#cancelledError();
     const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
-    const unsubscribe = client?.onDepart(() => this.#cancel(id));
+    const cancel = () => this.#cancel(id);
+    client?.once('abort', cancel);
     let response: WorkerResponse;
     try {
       response = await answer;
     } finally {
-      unsubscribe?.();
+      client?.off('abort', cancel);
     }
     if (response.kind === 'failed') {
       const at = response.statementIndex === undefined ? {} : { statement_index: response.statementIndex };

@@ -3,7 +3,7 @@ import { extname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SqlConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import type { ClientDeparture } from '../http/client-departure.js';
+import type { CancelSignal } from '../http/client-departure.js';
 import { SqlDatabase } from './sql-database.js';
 import type { SqlQuery, SqlResult } from './sql-types.js';
 
@@ -42,7 +42,7 @@ export class SqlService {
     return service;
   }
 
-  async query(request: SqlQuery, client?: ClientDeparture): Promise<SqlResult> {
+  async query(request: SqlQuery, client?: CancelSignal): Promise<SqlResult> {
     if (Buffer.byteLength(request.query) > this.maxStatementBytes) {
       throw new ServiceError('request_too_large', `The statement is larger than ${this.maxStatementBytes} bytes (sql.maxStatementBytes)`);
     }

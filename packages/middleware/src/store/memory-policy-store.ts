@@ -70,7 +70,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl);
     if (denial) throw denial;
     const id = randomUUID();
-    recordAdmission(windows, id, request, now);
+    recordAdmission(org, windows, id, request, now);
     let settled: Promise<void> | undefined;
     return {
       settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage)),

@@ -1,4 +1,5 @@
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { CancelSignal } from '../http/index.js';
 import { UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamCall {
@@ -6,7 +7,7 @@ export interface UpstreamCall {
   headers: Record<string, string>;
   body: unknown;
   timeoutMs: number;
-  signal: AbortSignal;
+  signal: CancelSignal;
   parseError(body: unknown): { message?: string; code?: string };
 }
 

@@ -1,3 +1,5 @@
+import type { CancelSignal } from '../http/index.js';
+
 /** Why an attempt failed, as the retry decorator needs to know it. */
 export interface AttemptFailure {
   /** Transient failures (429, 5xx, 529, reset or refused connections) are worth another attempt. */
@@ -11,7 +13,7 @@ export interface RetryPolicy {
   baseMs: number;
   maxMs: number;
   classify(error: unknown): AttemptFailure;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   random?: () => number;
 }
 
@@ -37,13 +39,13 @@ export async function withRetries<T>(attempt: (attemptNumber: number) => Promise
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+function sleep(ms: number, signal: CancelSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
+    signal?.once('abort', done);
     function done() {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
+      signal?.off('abort', done);
       resolve();
     }
   });
