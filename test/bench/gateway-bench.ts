@@ -1,25 +1,12 @@
-// Issue 3 benchmark: non-streaming chat completions through four fronts to one upstream, one run, one
+// Issue 3 benchmark: non-streaming chat completions through five fronts to one upstream, one run, one
 // load generator; then stream time-to-first-byte and memory with 1,000 open streams.
-import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import { forkServer, memoryOf, startPortkey, type BenchProcess } from './bench-process.js';
+import { CONNECTION_COUNT, interleavedLoad, ratio, type Measured } from './interleaved-load.js';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
-const CONNECTIONS = 32;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const chatBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello.' }] });
-
-interface Row {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-async function load(name: string, url: string, headers: Record<string, string>, body = chatBody): Promise<Row> {
-  const result = await autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION, headers: { 'content-type': 'application/json', ...headers }, body });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
 
 async function timeToFirstByte(url: string, headers: Record<string, string>, runs = 50): Promise<number> {
   const times: number[] = [];
@@ -72,37 +59,42 @@ export async function gatewayBench(): Promise<string> {
     started.push(upstream);
     const upstreamV1 = `${upstream.url}/v1`;
     const proxy = await forkServer('bare-proxy', { UPSTREAM_URL: upstreamV1 });
+    const jsonProxy = await forkServer('json-proxy', { UPSTREAM_URL: upstreamV1 });
     const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
     const portkey = await startPortkey(18_000 + Math.floor(Math.random() * 1000));
-    started.push(proxy, gateway, portkey);
+    started.push(proxy, jsonProxy, gateway, portkey);
     const auth = { authorization: 'Bearer tg-bench-key-0001' };
 
-    const rows = [
-      await load('direct to upstream', `${upstreamV1}/chat/completions`, {}),
-      await load('bare undici proxy', proxy.url, {}),
-      await load('Tollgate', `${gateway.url}/v1/chat/completions`, auth),
-      await load('Portkey gateway 1.15.2', `${portkey.url}/v1/chat/completions`, {
-        authorization: 'Bearer sk-bench',
-        'x-portkey-provider': 'openai',
-        'x-portkey-custom-host': upstreamV1,
-      }),
-    ];
-    const direct = rows[0]!;
-    const bare = rows[1]!;
-    const tollgate = rows[2]!;
+    const rows = await interleavedLoad(
+      [
+        { name: 'direct to upstream', url: `${upstreamV1}/chat/completions`, body: chatBody },
+        { name: 'bare undici proxy', url: proxy.url, body: chatBody },
+        { name: 'proxy that parses both bodies (floor for metering)', url: jsonProxy.url, body: chatBody },
+        { name: 'Tollgate', url: `${gateway.url}/v1/chat/completions`, headers: auth, body: chatBody },
+        {
+          name: 'Portkey gateway 1.15.2',
+          url: `${portkey.url}/v1/chat/completions`,
+          headers: { authorization: 'Bearer sk-bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamV1 },
+          body: chatBody,
+        },
+      ],
+      { rounds: ROUNDS, seconds: SECONDS },
+    );
+    const [direct, bare, floor, tollgate, portkeyRow] = rows as [Measured, Measured, Measured, Measured, Measured];
     const ttfbDirect = await timeToFirstByte(`${upstreamV1}/chat/completions`, {});
     const ttfbTollgate = await timeToFirstByte(`${gateway.url}/v1/chat/completions`, auth);
     for (const p of started.splice(0)) p.stop();
     const memory = await memoryWithOpenStreams(1000);
 
     const lines = [
-      `### Gateway: non-streaming chat completions (${CONNECTIONS} connections, ${DURATION} s each, one run)`,
+      `### Gateway: non-streaming chat completions (${CONNECTION_COUNT} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s; medians)`,
       '',
-      '| front | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs bare proxy |',
-      '|---|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p50 - direct.p50} | ${r.p99 - direct.p99} | ${((r.rps / bare.rps) * 100).toFixed(0)}% |`),
+      '| front | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs bare proxy | req/s per round |',
+      '|---|---:|---:|---:|---:|---:|---:|---|',
+      ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p50 - direct.p50} | ${r.p99 - direct.p99} | ${(ratio(r, bare) * 100).toFixed(0)}% | ${r.rounds.join(' ')} |`),
       '',
-      `Tollgate / bare proxy throughput: ${((tollgate.rps / bare.rps) * 100).toFixed(1)}% (target ≥ 80%); p99 ${tollgate.p99} ms vs ${bare.p99} ms (target ≤ 2×).`,
+      `Tollgate / bare proxy throughput: ${(ratio(tollgate, bare) * 100).toFixed(1)}% (target ≥ 80%); p99 ${tollgate.p99} ms vs ${bare.p99} ms (target ≤ 2×); ${ratio(tollgate, portkeyRow).toFixed(1)}× Portkey.`,
+      `The parse-both-bodies floor reaches ${(ratio(floor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, floor) * 100).toFixed(1)}% of that floor.`,
       '',
       `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,
       `Memory with 1,000 concurrent open streams (after a full GC): RSS ${mib(memory.before.rss)} → ${mib(memory.during.rss)} MiB, JS heap ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} MiB (${((memory.during.heapUsed - memory.before.heapUsed) / 1000 / 1024).toFixed(1)} KiB of heap per open stream).`,
