@@ -4,7 +4,7 @@ import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError } from '../errors/index.js';
 import { SseWriter, sendJson } from '../http/index.js';
 import type { Admission, Usage } from '../policy/index.js';
-import { baseUrlOf, codecFor, forwardAnthropicHeaders, providerWires, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
+import { baseUrlOf, codecFor, providerWires, upstreamHeaders, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, withRetries, type UpstreamResponse } from '../upstream/index.js';
 import type { RequestContext } from './request-context.js';
@@ -115,7 +115,7 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<
   const stream = plan.body.stream === true;
   const response = await call.ctx.runtime.gateway.upstream.post({
     url: baseUrlOf(provider) + plan.codec.upstreamPath(plan.target, stream),
-    headers: { ...provider.headers, ...wire.authHeaders(provider.apiKey), ...(provider.kind === 'anthropic' ? forwardAnthropicHeaders(call.ctx.req.headers) : {}) },
+    headers: upstreamHeaders(provider, call.ctx.req.headers),
     body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
     timeoutMs: plan.timeoutMs,
     signal: call.ctx.departure,

@@ -1,5 +1,3 @@
 export { codecFor, codecTable } from './codec-table.js';
 export { IncompleteStream, type Codec, type ClientProtocol, type ClientEvent, type SeenUsage, type StreamTranslator, type RouteTarget } from './codec.js';
-export { providerWires, baseUrlOf, type ProviderWire } from './provider-wire.js';
-export { forwardAnthropicHeaders } from './anthropic/messages-codec.js';
-export { countCompletionTokens } from './openai/chat-codec.js';
+export { providerWires, baseUrlOf, upstreamHeaders, type ProviderWire } from './provider-wire.js';

@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderConfig } from '../config/index.js';
+import { forwardAnthropicHeaders } from './anthropic/messages-codec.js';
 
 /** How to reach one kind of provider: endpoint paths, authentication, and its error body's shape. */
 export interface ProviderWire {
@@ -37,7 +39,28 @@ export const providerWires: Record<ProviderConfig['kind'], ProviderWire> = {
   },
 };
 
+// Per configured provider, which lives as long as the gateway: these were rebuilt on every call.
+const baseUrls = new WeakMap<ProviderConfig, string>();
+const fixedHeaders = new WeakMap<ProviderConfig, Readonly<Record<string, string>>>();
+
 /** The provider's base URL without a trailing slash, following each vendor SDK's convention. */
 export function baseUrlOf(provider: ProviderConfig): string {
-  return (provider.baseUrl ?? providerWires[provider.kind].defaultBaseUrl).replace(/\/+$/, '');
+  let url = baseUrls.get(provider);
+  if (url === undefined) baseUrls.set(provider, (url = (provider.baseUrl ?? providerWires[provider.kind].defaultBaseUrl).replace(/\/+$/, '')));
+  return url;
+}
+
+/**
+ * The headers of a call to a provider: JSON in, JSON or SSE out, the configured extras, the credentials;
+ * on Anthropic also the client headers it must see (`anthropic-beta`).
+ */
+export function upstreamHeaders(provider: ProviderConfig, clientHeaders: IncomingHttpHeaders): Readonly<Record<string, string>> {
+  let headers = fixedHeaders.get(provider);
+  if (!headers) {
+    headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...provider.headers, ...providerWires[provider.kind].authHeaders(provider.apiKey) };
+    fixedHeaders.set(provider, headers);
+  }
+  if (provider.kind !== 'anthropic') return headers;
+  const forwarded = forwardAnthropicHeaders(clientHeaders);
+  return Object.keys(forwarded).length === 0 ? headers : { ...headers, ...forwarded };
 }

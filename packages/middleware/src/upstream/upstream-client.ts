@@ -4,7 +4,8 @@ import { UpstreamFailure } from './upstream-failure.js';
 
 export interface UpstreamCall {
   url: string;
-  headers: Record<string, string>;
+  /** Complete: content type, accept and credentials included (see upstreamHeaders). */
+  headers: Readonly<Record<string, string>>;
   body: unknown;
   timeoutMs: number;
   signal: CancelSignal;
@@ -36,7 +37,7 @@ export class UpstreamClient {
       response = await this.#agent.request({
         ...this.#target(call.url),
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...call.headers },
+        headers: call.headers,
         body: JSON.stringify(call.body),
         signal: call.signal,
         headersTimeout: call.timeoutMs,

@@ -1,4 +1,3 @@
-import { countTokens } from '../../tokenize/index.js';
 import type { ChatChunk, ChatCompletion } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { openaiChatParams } from './params.js';
@@ -71,10 +70,4 @@ export class ChatRelayStream implements StreamTranslator {
 export function chatUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
   return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0, reported: true };
-}
-
-/** Output tokens of a completion's text when the provider reported none. */
-export function countCompletionTokens(completion: ChatCompletion): number {
-  const message = completion.choices[0]?.message;
-  return countTokens((message?.content ?? '') + (message?.tool_calls ?? []).map((c) => c.function.arguments).join(''));
 }
