@@ -82,7 +82,7 @@ export class Runtime {
   }
 
   #policyAndAdmin(): Promise<{ policy: Policy; admin: AdminOperations }> {
-    this.#policy ??= createPolicy({ config: this.config, keys: this.keys, clock: this.options.clock, baseDir: this.options.baseDir });
+    this.#policy ??= createPolicy({ config: this.config, keys: this.keys, clock: this.options.clock, baseDir: this.options.baseDir, logger: this.options.logger });
     return this.#policy;
   }
 }

@@ -3,6 +3,7 @@ export { usdToMicros, microsToUsd, costMicros } from './money.js';
 import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
+import type { Logger } from '../runtime.js';
 import { MemoryPolicyStore, RedisPolicyStore } from '../store/index.js';
 import type { AdminOperations, Policy } from './policy-types.js';
 
@@ -11,6 +12,8 @@ export interface PolicyOptions {
   keys: KeyRing;
   clock: Clock;
   baseDir: string;
+  /** Where a ledger line that could not be written is reported; stderr by default. */
+  logger?: Pick<Logger, 'error'>;
 }
 
 /**
@@ -26,6 +29,6 @@ export async function createPolicy(options: PolicyOptions): Promise<{ policy: Po
     const store = await RedisPolicyStore.connect(options);
     return { policy: store, admin: store };
   }
-  const store = await MemoryPolicyStore.open(config, options.keys, options.clock, options.baseDir);
+  const store = await MemoryPolicyStore.open(config, options.keys, options.clock, options.baseDir, options.logger);
   return { policy: store, admin: store };
 }

@@ -9,6 +9,7 @@ import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
+import type { Logger } from '../runtime.js';
 import { Journal } from './journal.js';
 import type { JournalRecord } from './journal-record.js';
 
@@ -26,6 +27,8 @@ import type { JournalRecord } from './journal-record.js';
  * const admission = await store.admit(request);
  * await admission.settle({ inputTokens: 12, outputTokens: 40 });
  */
+const stderrLogger: Pick<Logger, 'error'> = { error: (message, error) => console.error(`[tollgate] ${message}`, error ?? '') };
+
 export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
@@ -36,6 +39,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     private readonly keys: KeyRing,
     private readonly clock: Clock,
     baseDir: string,
+    private readonly logger: Pick<Logger, 'error'>,
   ) {
     for (const name of Object.keys(config.organizations)) this.#windows.set(name, emptyWindows());
     const file = config.store.kind === 'memory' ? config.store.file : undefined;
@@ -46,8 +50,8 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   }
 
   /** Replays the journal (if the config names a file) and journals the opening balance of new organizations. */
-  static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string): Promise<MemoryPolicyStore> {
-    const store = new MemoryPolicyStore(config, keys, clock, baseDir);
+  static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string, logger: Pick<Logger, 'error'> = stderrLogger): Promise<MemoryPolicyStore> {
+    const store = new MemoryPolicyStore(config, keys, clock, baseDir, logger);
     const now = clock.now();
     const openings: Promise<void>[] = [];
     for (const [org, settings] of Object.entries(config.organizations)) {
@@ -140,8 +144,10 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const charge = chargeFor(config, balances, request, clean);
     const record: JournalRecord = { t: 'settle', id, at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros };
     applySettlement(balances, windows, id, clean, charge);
-    // The slot is free at once; durability of the line is awaited, and a write failure is logged by the caller.
-    await this.#journal?.append(record).catch(() => undefined);
+    // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
+    // would be missing after a restart: the answer was already produced, so it is not taken back, but the
+    // operator is told, with what the ledger lacks.
+    await this.#journal?.append(record).catch((error: unknown) => this.logger.error(`ledger: could not write settlement ${JSON.stringify(record)}; it is charged in memory but will be missing after a restart`, error));
   }
 
   async #record(record: JournalRecord): Promise<void> {
