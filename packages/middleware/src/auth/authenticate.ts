@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { ServiceError } from '../errors/index.js';
 import { hashKey, type KeyRing, type Principal, type Scope } from './key-ring.js';
 
@@ -26,8 +27,25 @@ export function presentedKey(req: IncomingMessage): string | undefined {
 export async function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope): Promise<Principal> {
   const key = presentedKey(req);
   if (!key) throw new ServiceError('unauthorized', 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
-  const record = await keys.resolve(hashKey(key));
+  const sha256 = hashOnConnection(req, key);
+  const record = keys.find(sha256) ?? (await keys.resolve(sha256));
   if (!record || record.revoked) throw new ServiceError('unauthorized', 'Invalid or revoked API key');
   if (!record.scopes.includes(scope)) throw new ServiceError('forbidden_scope', `This API key lacks the "${scope}" scope`);
   return { keyId: record.keyId, org: record.org, scopes: record.scopes };
+}
+
+const lastKeyOf = new WeakMap<Socket, { key: string; sha256: string }>();
+
+/**
+ * A keep-alive connection presents the same key request after request, so its hash is kept with the
+ * connection (and dropped with it): only a new connection or a different key pays for a SHA-256. The
+ * record is still looked up by hash on every request, so a revocation takes effect at once.
+ */
+function hashOnConnection(req: IncomingMessage, key: string): string {
+  const socket = req.socket as Socket | null;
+  const last = socket ? lastKeyOf.get(socket) : undefined;
+  if (last?.key === key) return last.sha256;
+  const sha256 = hashKey(key);
+  if (socket) lastKeyOf.set(socket, { key, sha256 });
+  return sha256;
 }
