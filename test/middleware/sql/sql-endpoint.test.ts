@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,17 @@ describe('POST /api/sql/query', () => {
   let gateway: RunningGateway;
   let dir: string;
   const sql = (body: unknown, key = TEST_KEY) => postJson(`${gateway.url}/api/sql/query`, body, key ? { authorization: `Bearer ${key}` } : {});
+  // Sent in chunks without a content-length, so the limit is found while reading, not from the headers.
+  const chunkedPost = (text: string) =>
+    new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(`${gateway.url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked', authorization: `Bearer ${TEST_KEY}` } }, (res) => {
+        let data = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (data += chunk)).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(data) }));
+      });
+      req.on('error', reject);
+      for (let at = 0; at < text.length; at += 8_192) req.write(text.slice(at, at + 8_192));
+      req.end();
+    });
   const count = async (table = 't') => (await sql({ query: `SELECT count(*) AS n FROM ${table}` })).body.data[0][0] as number;
 
   beforeEach(async () => {
@@ -90,6 +102,7 @@ describe('POST /api/sql/query', () => {
       { name: 'a query that is not a string', send: () => sql({ query: 42 }), status: 422, check: (b) => assert.equal(b.detail[0].type, 'string_type') },
       { name: 'an empty query', send: () => sql({ query: '' }), status: 422 },
       { name: 'a body over the statement limit', send: () => sql({ query: `SELECT '${'x'.repeat(80_000)}'` }), status: 413 },
+      { name: 'a streamed body over the limit, with no content-length', send: () => chunkedPost(`{"query": "SELECT '${'x'.repeat(80_000)}'"}`), status: 413 },
       { name: 'a syntax error', send: () => sql({ query: "INSERT INTO t(name) VALUES ('z'); SELEC 1" }), status: 400, check: (b) => assert.equal(b.error_code, 'syntax_error') },
       { name: 'a constraint violation', send: () => sql({ query: "INSERT INTO t(name) VALUES ('dup'); INSERT INTO t(name) VALUES ('dup')" }), status: 400, check: (b) => assert.equal(b.error_code, 'constraint_violation') },
       { name: 'a failure in the middle of several statements', send: () => sql({ query: "INSERT INTO t(name) VALUES ('one'); INSERT INTO t(name) VALUES (NULL); INSERT INTO t(name) VALUES ('three')" }), status: 400 },

@@ -26,8 +26,8 @@ function isEmptyParse(value: unknown): boolean {
 }
 
 /**
- * Collects the body with plain listeners: an async iterator over the request costs a few promises and
- * an end-of-stream watcher per request, a measurable share of a point select's time.
+ * Collects the body with three plain listeners: an async iterator over the request costs a few promises
+ * and an end-of-stream watcher per request, a measurable share of a point select's time.
  */
 function readRaw(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -35,30 +35,25 @@ function readRaw(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    let settled = false;
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return; // past the limit: the rest drains unread, so the 413 reaches the client
       size += chunk.length;
       if (size <= limitBytes) return void chunks.push(chunk);
-      // Stop keeping it, but let the socket drain so the 413 reaches the client.
-      done();
-      req.resume();
+      settled = true;
       reject(tooLarge(limitBytes));
-    };
-    const onEnd = () => {
-      done();
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
       resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const onError = (error: Error) => {
-      done();
+    });
+    // A client gone mid-body errors the request ('aborted'); its answer has nowhere to go.
+    req.on('error', (error) => {
+      if (settled) return;
+      settled = true;
       reject(error);
-    };
-    const onClose = () => {
-      done();
-      reject(new Error('the request closed before its body ended'));
-    };
-    const done = () => {
-      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-    };
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    });
   });
 }
 
