@@ -2,7 +2,7 @@
 // load generator; then stream time-to-first-byte and memory with 1,000 open streams.
 import { Agent, request } from 'undici';
 import { forkServer, memoryOf, startPortkey, type BenchProcess } from './bench-process.js';
-import { CONNECTION_COUNT, interleavedLoad, ratio, type Measured } from './interleaved-load.js';
+import { CONNECTIONS, interleavedLoad, ratio, type Measured } from './interleaved-load.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -88,7 +88,7 @@ export async function gatewayBench(): Promise<string> {
     const memory = await memoryWithOpenStreams(1000);
 
     const lines = [
-      `### Gateway: non-streaming chat completions (${CONNECTION_COUNT} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s; medians)`,
+      `### Gateway: non-streaming chat completions (${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s; medians)`,
       '',
       '| front | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs bare proxy | req/s per round |',
       '|---|---:|---:|---:|---:|---:|---:|---|',

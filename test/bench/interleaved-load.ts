@@ -20,7 +20,7 @@ export interface Measured {
   rounds: number[];
 }
 
-const CONNECTIONS = 32;
+export const CONNECTIONS = 32;
 
 /** Loads every scenario `rounds` times for `seconds` each, interleaved. Fails on any non-2xx answer. */
 export async function interleavedLoad(scenarios: Scenario[], options: { rounds: number; seconds: number }): Promise<Measured[]> {
@@ -51,5 +51,3 @@ export function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
-
-export const CONNECTION_COUNT = CONNECTIONS;

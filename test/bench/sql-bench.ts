@@ -1,7 +1,7 @@
 // Issue 2 benchmark: point selects through POST /api/sql/query against a bare node:http server answering a
 // constant JSON body — same load generator, same run — and write throughput with durability on.
 import { forkServer, type BenchProcess } from './bench-process.js';
-import { CONNECTION_COUNT, interleavedLoad, ratio } from './interleaved-load.js';
+import { CONNECTIONS, interleavedLoad, ratio } from './interleaved-load.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -28,7 +28,7 @@ export async function sqlBench(): Promise<string> {
     );
     const rows = [baseline!, floor!, reads!, writes!];
     return [
-      `### SQL endpoint (${CONNECTION_COUNT} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s; medians)`,
+      `### SQL endpoint (${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s; medians)`,
       '',
       '| scenario | req/s | p50 ms | p99 ms | req/s per round |',
       '|---|---:|---:|---:|---|',

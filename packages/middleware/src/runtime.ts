@@ -4,6 +4,9 @@ import { SqlService } from './sql/index.js';
 import { createPolicy, type AdminOperations, type Policy } from './policy/index.js';
 import { Gateway } from './gateway.js';
 import type { Clock } from './runtime-clock.js';
+import type { Logger } from './logger.js';
+
+export type { Logger } from './logger.js';
 
 export interface RuntimeOptions {
   env: NodeJS.ProcessEnv;
@@ -20,10 +23,6 @@ export interface SqlAssets {
   workerUrl?: URL;
 }
 
-export interface Logger {
-  info(message: string): void;
-  error(message: string, error?: unknown): void;
-}
 
 /**
  * The started engines behind one `tollgate()` instance. Created once, lazily, on the first request or

@@ -5,7 +5,8 @@ import { ClientDeparture, matchRoute, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
-import { Runtime, type Logger, type SqlAssets } from './runtime.js';
+import { consoleLogger, type Logger } from './logger.js';
+import { Runtime, type SqlAssets } from './runtime.js';
 import { systemClock, type Clock } from './runtime-clock.js';
 
 export interface TollgateOptions {
@@ -37,11 +38,6 @@ export interface Tollgate {
   close(): Promise<void>;
   readonly admin: AdminOperations;
 }
-
-const consoleLogger: Logger = {
-  info: (message) => console.log(`[tollgate] ${message}`),
-  error: (message, error) => console.error(`[tollgate] ${message}`, error ?? ''),
-};
 
 /**
  * Creates the middleware. Synchronous: the configuration is validated at once (a bad one throws a

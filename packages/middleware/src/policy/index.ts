@@ -3,7 +3,7 @@ export { usdToMicros, microsToUsd, costMicros } from './money.js';
 import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
-import type { Logger } from '../runtime.js';
+import type { Logger } from '../logger.js';
 import { MemoryPolicyStore, RedisPolicyStore } from '../store/index.js';
 import type { AdminOperations, Policy } from './policy-types.js';
 

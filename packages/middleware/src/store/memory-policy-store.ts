@@ -9,7 +9,7 @@ import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
-import type { Logger } from '../runtime.js';
+import { consoleLogger, type Logger } from '../logger.js';
 import { Journal } from './journal.js';
 import type { JournalRecord } from './journal-record.js';
 
@@ -27,8 +27,6 @@ import type { JournalRecord } from './journal-record.js';
  * const admission = await store.admit(request);
  * await admission.settle({ inputTokens: 12, outputTokens: 40 });
  */
-const stderrLogger: Pick<Logger, 'error'> = { error: (message, error) => console.error(`[tollgate] ${message}`, error ?? '') };
-
 export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
@@ -50,7 +48,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   }
 
   /** Replays the journal (if the config names a file) and journals the opening balance of new organizations. */
-  static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string, logger: Pick<Logger, 'error'> = stderrLogger): Promise<MemoryPolicyStore> {
+  static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string, logger: Pick<Logger, 'error'> = consoleLogger): Promise<MemoryPolicyStore> {
     const store = new MemoryPolicyStore(config, keys, clock, baseDir, logger);
     const now = clock.now();
     const openings: Promise<void>[] = [];
