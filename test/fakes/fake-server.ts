@@ -47,6 +47,8 @@ export class FakeServer {
   #dropAfter: number | undefined;
   #delayMs = 0;
   #resets = 0;
+  #cuts = 0;
+  #raw: { status: number; body: string; contentType: string }[] = [];
   #server: Server | undefined;
   #sockets = new Set<Socket>();
   #port = 0;
@@ -90,6 +92,16 @@ export class FakeServer {
   /** The next `times` requests get their socket destroyed without any answer. */
   resetConnection(times = 1): void {
     this.#resets += times;
+  }
+
+  /** The next `times` answers send their headers and half their body, then their socket is destroyed. */
+  cutNextAnswers(times = 1): void {
+    this.#cuts += times;
+  }
+
+  /** The next `times` requests get this answer as it is, whatever the wire format says (a proxy's error page). */
+  answerRawNext(answer: { status: number; body: string; contentType?: string; times?: number }): void {
+    for (let i = 0; i < (answer.times ?? 1); i++) this.#raw.push({ status: answer.status, body: answer.body, contentType: answer.contentType ?? 'text/html' });
   }
 
   /** Sets what the following answers say. */
@@ -151,6 +163,16 @@ export class FakeServer {
       return;
     }
     if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
+    const raw = this.#raw.shift();
+    if (raw) {
+      res.writeHead(raw.status, { 'content-type': raw.contentType, 'content-length': Buffer.byteLength(raw.body) });
+      res.end(raw.body);
+      return;
+    }
+    if (this.#cuts > 0) {
+      this.#cuts--;
+      cutAfterHalf(res);
+    }
     const failure = this.#failures.shift();
     if (failure) {
       this.sendError(res, failure.status, failure.message ?? defaultMessage(failure.status));
@@ -158,6 +180,17 @@ export class FakeServer {
     }
     await this.handler({ req, res, recorded, body, url, fake: this });
   }
+}
+
+/** The answer's headers and the first half of its body reach the peer; then the connection dies. */
+function cutAfterHalf(res: ServerResponse): void {
+  res.end = ((chunk?: string | Buffer) => {
+    const bytes = Buffer.from(chunk ?? '');
+    res.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const socket = res.socket;
+    setTimeout(() => socket?.destroy(), 30);
+    return res;
+  }) as ServerResponse['end'];
 }
 
 function defaultMessage(status: number): string {

@@ -237,6 +237,43 @@ describe('POST /v1/chat/completions', () => {
     assert.equal(stack.openai.requests[0]!.aborted, true);
   });
 
+  it('aborts a non-streaming upstream request when the client disconnects', async () => {
+    stack.openai.delay(400);
+    const controller = new AbortController();
+    const pending = fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify({ model: 'gpt', messages: user('hi') }) }).catch(() => undefined);
+    while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await pending;
+    const deadline = Date.now() + 2_000;
+    while (!stack.openai.requests[0]!.aborted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(stack.openai.requests[0]!.aborted, true);
+    assert.equal(stack.openai.requests.length, 1, 'a departed client is not retried for');
+  });
+
+  it('retries an answer cut off mid-body and answers 200 from the retry', async () => {
+    stack.openai.cutNextAnswers(1);
+    const completion = await openai.chat.completions.create({ model: 'gpt', messages: user('hi') });
+    assert.equal(completion.model, 'gpt');
+    assert.equal(stack.openai.requests.length, 2);
+  });
+
+  it('answers 502 once retries are used up when the provider keeps answering 200 with a body that is not JSON', async () => {
+    stack.openai.answerRawNext({ status: 200, body: '<html><body>Gateway timeout</body></html>', times: 3 });
+    const response = await postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'gpt', messages: user('hi') }, { authorization: `Bearer ${TEST_KEY}` });
+    assert.equal(response.status, 502);
+    assert.equal(response.body.error.type, 'api_error');
+    assert.match(response.body.error.message, /unreadable/);
+    assert.equal(stack.openai.requests.length, 3);
+  });
+
+  it('relays an error status whose body is not JSON with the start of that body as the message', async () => {
+    stack.openai.answerRawNext({ status: 403, body: 'Forbidden by upstream proxy' });
+    const response = await postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'gpt', messages: user('hi') }, { authorization: `Bearer ${TEST_KEY}` });
+    assert.equal(response.status, 403);
+    assert.equal(response.body.error.type, 'api_error');
+    assert.equal(response.body.error.message, 'Forbidden by upstream proxy');
+  });
+
   it('answers a normal JSON error when the stream fails before any output', async () => {
     stack.openai.failNext({ status: 400, times: 1 });
     const response = await postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'gpt', stream: true, messages: user('hi') }, { authorization: `Bearer ${TEST_KEY}` });

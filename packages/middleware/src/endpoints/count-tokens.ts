@@ -41,7 +41,7 @@ async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][n
   try {
     const response = await withRetries(
       () =>
-        ctx.runtime.gateway.upstream.post({
+        ctx.runtime.gateway.upstream.postJson({
           url: `${baseUrlOf(provider)}/v1/messages/count_tokens`,
           headers: upstreamHeaders(provider, ctx.req.headers),
           body: { ...body, model: route.model },
@@ -57,7 +57,7 @@ async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][n
         classify: (error) => ({ transient: error instanceof UpstreamFailure && error.transient, retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined }),
       },
     );
-    const answer = (await response.body.json()) as { input_tokens?: unknown };
+    const answer = response.body as { input_tokens?: unknown };
     if (typeof answer.input_tokens !== 'number') throw new UpstreamFailure('Upstream provider sent no input_tokens', {});
     return answer.input_tokens;
   } catch (error) {

@@ -6,7 +6,7 @@ import { SseWriter, sendJson } from '../http/index.js';
 import type { Admission, Usage } from '../policy/index.js';
 import { baseUrlOf, codecFor, providerWires, upstreamHeaders, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
-import { UpstreamFailure, readSseEvents, withRetries, type UpstreamResponse } from '../upstream/index.js';
+import { UpstreamFailure, readSseEvents, withRetries, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { RequestContext } from './request-context.js';
 
 /** A request that passed steps 1–5 and is ready to be adapted, admitted and sent upstream. */
@@ -111,29 +111,23 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
 
 async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<void> {
   const { provider } = plan.target;
-  const wire = providerWires[provider.kind];
   const stream = plan.body.stream === true;
-  const response = await call.ctx.runtime.gateway.upstream.post({
+  const upstreamCall: UpstreamCall = {
     url: baseUrlOf(provider) + plan.codec.upstreamPath(plan.target, stream),
     headers: upstreamHeaders(provider, call.ctx.req.headers),
     body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
     timeoutMs: plan.timeoutMs,
     signal: call.ctx.departure,
-    parseError: wire.parseError,
-  });
+    parseError: providerWires[provider.kind].parseError,
+  };
+  const { upstream } = call.ctx.runtime.gateway;
   const headers = adaptationHeaders(plan.adaptation);
-  if (stream) await relayStream(call, plan, response, headers, meter);
-  else await relayJson(call, plan, response, headers, meter);
+  if (stream) await relayStream(call, plan, await upstream.postStream(upstreamCall), headers, meter);
+  else await relayJson(call, plan, await upstream.postJson(upstreamCall), headers, meter);
 }
 
-async function relayJson(call: ModelCall, plan: RoutePlan, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
-  let upstreamBody: unknown;
-  try {
-    upstreamBody = await response.body.json();
-  } catch (error) {
-    throw new UpstreamFailure('Upstream provider sent an unreadable response', { cause: error });
-  }
-  const { body, usage } = plan.codec.response(upstreamBody, plan.target, plan.body);
+async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
+  const { body, usage } = plan.codec.response(answer.body, plan.target, plan.body);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
   await meter.settle();
   sendJson(call.ctx.res, 200, body, headers);
