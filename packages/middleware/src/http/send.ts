@@ -10,10 +10,7 @@ import type { ServerResponse } from 'node:http';
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   const payload = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(payload),
-  });
+  // The fixed headers before the spread: `{ ...headers, more }` gives each object a hidden class of its own in V8.
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers });
   res.end(payload);
 }
