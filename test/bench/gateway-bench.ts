@@ -1,4 +1,4 @@
-// Issue 3 benchmark: non-streaming chat completions through five fronts to one upstream, one run, one
+// Issue 3 benchmark: non-streaming chat completions through six fronts to one upstream, one run, one
 // load generator; then stream time-to-first-byte and memory with 1,000 open streams.
 import { Agent, request } from 'undici';
 import { forkServer, memoryOf, startPortkey, type BenchProcess } from './bench-process.js';
@@ -59,16 +59,18 @@ export async function gatewayBench(): Promise<string> {
     started.push(upstream);
     const upstreamV1 = `${upstream.url}/v1`;
     const proxy = await forkServer('bare-proxy', { UPSTREAM_URL: upstreamV1 });
+    const topLevelProxy = await forkServer('bare-proxy-top-level-request', { UPSTREAM_URL: upstreamV1 });
     const jsonProxy = await forkServer('json-proxy', { UPSTREAM_URL: upstreamV1 });
     const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
     const portkey = await startPortkey(18_000 + Math.floor(Math.random() * 1000));
-    started.push(proxy, jsonProxy, gateway, portkey);
+    started.push(proxy, topLevelProxy, jsonProxy, gateway, portkey);
     const auth = { authorization: 'Bearer tg-bench-key-0001' };
 
     const rows = await interleavedLoad(
       [
         { name: 'direct to upstream', url: `${upstreamV1}/chat/completions`, body: chatBody },
-        { name: 'bare undici proxy', url: proxy.url, body: chatBody },
+        { name: 'bare undici proxy (Agent#request)', url: proxy.url, body: chatBody },
+        { name: "the same proxy through undici's top-level request()", url: topLevelProxy.url, body: chatBody },
         { name: 'proxy that parses both bodies (floor for metering)', url: jsonProxy.url, body: chatBody },
         { name: 'Tollgate', url: `${gateway.url}/v1/chat/completions`, headers: auth, body: chatBody },
         {
@@ -80,7 +82,7 @@ export async function gatewayBench(): Promise<string> {
       ],
       { rounds: ROUNDS, seconds: SECONDS },
     );
-    const [direct, bare, floor, tollgate, portkeyRow] = rows as [Measured, Measured, Measured, Measured, Measured];
+    const [direct, bare, topLevel, floor, tollgate, portkeyRow] = rows as [Measured, Measured, Measured, Measured, Measured, Measured];
     const ttfbDirect = await timeToFirstByte(`${upstreamV1}/chat/completions`, {});
     const ttfbProxy = await timeToFirstByte(proxy.url, {});
     const ttfbTollgate = await timeToFirstByte(`${gateway.url}/v1/chat/completions`, auth);
@@ -95,6 +97,7 @@ export async function gatewayBench(): Promise<string> {
       ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p50 - direct.p50} | ${r.p99 - direct.p99} | ${(ratio(r, bare) * 100).toFixed(0)}% | ${r.rounds.join(' ')} |`),
       '',
       `Tollgate / bare proxy throughput: ${(ratio(tollgate, bare) * 100).toFixed(1)}% (target ≥ 80%); p99 ${tollgate.p99} ms vs ${bare.p99} ms (target ≤ 2×); ${ratio(tollgate, portkeyRow).toFixed(1)}× Portkey.`,
+      `Written with undici's top-level request(), the same proxy reaches ${(ratio(topLevel, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, topLevel) * 100).toFixed(1)}% of it.`,
       `The parse-both-bodies floor reaches ${(ratio(floor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, floor) * 100).toFixed(1)}% of that floor.`,
       '',
       `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through the bare proxy ${ttfbProxy.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,

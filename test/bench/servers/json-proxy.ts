@@ -2,9 +2,9 @@
 // pick the route), sends a re-serialized body upstream, and parses the answer (to read its usage) before
 // writing it with a content-length. Whatever Tollgate costs beyond this is its own steps.
 import { createServer } from 'node:http';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 
-const upstream = process.env.UPSTREAM_URL!;
+const target = new URL(`${process.env.UPSTREAM_URL!}/chat/completions`);
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
 
 const server = createServer((req, res) => {
@@ -12,7 +12,8 @@ const server = createServer((req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', async () => {
     const body = JSON.parse(Buffer.concat(chunks).toString()) as { model: string };
-    const answer = await request(`${upstream}/chat/completions`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, model: 'gpt-4o' }) });
+    // Agent#request with the target split once, as in bare-proxy.ts.
+    const answer = await agent.request({ origin: target.origin, path: target.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, model: 'gpt-4o' }) });
     const completion = (await answer.body.json()) as { usage?: unknown };
     const out = JSON.stringify({ ...completion, model: body.model });
     res.writeHead(answer.statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
