@@ -39,6 +39,7 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     if (status < 200) return; // 1xx: informational, the real status follows
     this.#status = status;
     this.#headers = headers;
+    this.#chunks.length = 0;
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
