@@ -19,6 +19,14 @@ describe('money in integer micro-dollars', () => {
     assert.equal(costMicros({ inputTokens: 1e9 + 1, outputTokens: 0 }, { input: 0.000001, output: 0 }), 1_001);
   });
 
+  it('stays exact on both sides of 2^53 pico-dollars, where plain numbers give way to BigInt', () => {
+    // 9,007,199,254,000,001 pico-dollars: 9,007,199,254 micro-dollars and one pico over, so one more.
+    assert.equal(costMicros({ inputTokens: 9_007_199_254_000_001, outputTokens: 0 }, { input: 0.000001, output: 0 }), 9_007_199_255);
+    assert.equal(costMicros({ inputTokens: 9_007_199_254_000_000, outputTokens: 0 }, { input: 0.000001, output: 0 }), 9_007_199_254);
+    // (2^53 - 1) tokens at 2 pico-dollars each = 18,014,398,509,481,982 pico-dollars, past what a number holds exactly.
+    assert.equal(costMicros({ inputTokens: 9_007_199_254_740_991, outputTokens: 0 }, { input: 0.000002, output: 0 }), 18_014_398_510);
+  });
+
   it('converts configured USD to micro-dollars without float residue', () => {
     assert.equal(usdToMicros(0.1 + 0.2), 300_000);
     assert.equal(usdToMicros(25), 25_000_000);

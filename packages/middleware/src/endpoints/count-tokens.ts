@@ -2,7 +2,7 @@ import { authenticate } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError } from '../errors/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
-import { baseUrlOf, providerWires, upstreamHeaders } from '../providers/index.js';
+import { providerWires, upstreamHeaders, upstreamTarget } from '../providers/index.js';
 import { estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, withRetries } from '../upstream/index.js';
 import { parseBody } from '../validate/index.js';
@@ -42,7 +42,7 @@ async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][n
     const response = await withRetries(
       () =>
         ctx.runtime.gateway.upstream.postJson({
-          url: `${baseUrlOf(provider)}/v1/messages/count_tokens`,
+          target: upstreamTarget(provider, '/v1/messages/count_tokens'),
           headers: upstreamHeaders(provider, ctx.req.headers),
           body: { ...body, model: route.model },
           timeoutMs: provider.timeoutMs,

@@ -4,7 +4,7 @@ import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError } from '../errors/index.js';
 import { SseWriter, sendJson } from '../http/index.js';
 import type { Admission, Usage } from '../policy/index.js';
-import { baseUrlOf, codecFor, providerWires, upstreamHeaders, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
+import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, withRetries, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { RequestContext } from './request-context.js';
@@ -113,7 +113,7 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<
   const { provider } = plan.target;
   const stream = plan.body.stream === true;
   const upstreamCall: UpstreamCall = {
-    url: baseUrlOf(provider) + plan.codec.upstreamPath(plan.target, stream),
+    target: upstreamTarget(provider, plan.codec.upstreamPath(plan.target, stream)),
     headers: upstreamHeaders(provider, call.ctx.req.headers),
     body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
     timeoutMs: plan.timeoutMs,

@@ -56,7 +56,7 @@ function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: 
  * Records an admitted request in the windows its organization's limits read: a window no limit reads
  * would only grow (a minute of requests at thousands per second) and cost every request its upkeep.
  */
-export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, admissionId: string, request: AdmissionRequest, now: number): void {
+export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, admissionId: number, request: AdmissionRequest, now: number): void {
   if (org.limits.rpm !== undefined) windows.requestTimes.push(now);
   if (org.limits.tpm !== undefined) {
     const entry = { at: now, tokens: request.estimatedInputTokens, admissionId };
@@ -82,7 +82,7 @@ export function chargeFor(org: OrganizationConfig, balances: OrgBalances, reques
 }
 
 /** Applies a settlement to balances and windows: the one place money moves for usage. */
-export function applySettlement(balances: OrgBalances, windows: OrgWindows, admissionId: string, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
+export function applySettlement(balances: OrgBalances, windows: OrgWindows, admissionId: number, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
   balances.includedUsed += charge.includedTokens;
   balances.walletMicros -= charge.costMicros;
   balances.requests += 1;
@@ -93,7 +93,7 @@ export function applySettlement(balances: OrgBalances, windows: OrgWindows, admi
 }
 
 /** Frees the concurrency slot and corrects the admission-time estimate with the tokens really used. */
-export function releaseSlot(windows: OrgWindows, admissionId: string, tokensUsed: number): void {
+export function releaseSlot(windows: OrgWindows, admissionId: number, tokensUsed: number): void {
   windows.inFlight.delete(admissionId);
   const entry = windows.tokensById.get(admissionId);
   if (entry) {

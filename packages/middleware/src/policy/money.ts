@@ -20,15 +20,24 @@ export function pricePerToken(usdPerMillion: number): number {
 
 /**
  * The cost of tokens at a price, rounded up to the next micro-dollar per request: a request is never
- * billed less than it cost, and at most one micro-dollar more. Computed in BigInt so the rounding is
- * exact however large the product grows.
+ * billed less than it cost, and at most one micro-dollar more. Exact however large the product grows:
+ * in plain numbers while every intermediate is a safe integer (any real request), else in BigInt.
  *
  * @example
  * costMicros({ inputTokens: 1000, outputTokens: 500 }, { input: 3, output: 15 }) // 10500
  */
 export function costMicros(tokens: { inputTokens: number; outputTokens: number }, price: { input: number; output: number }): Micros {
-  const pico = BigInt(tokens.inputTokens) * BigInt(pricePerToken(price.input)) + BigInt(tokens.outputTokens) * BigInt(pricePerToken(price.output));
-  return Number((pico + PICO_PER_MICRO - 1n) / PICO_PER_MICRO);
+  const inputPrice = pricePerToken(price.input);
+  const outputPrice = pricePerToken(price.output);
+  const pico = tokens.inputTokens * inputPrice + tokens.outputTokens * outputPrice;
+  if (Number.isSafeInteger(pico)) {
+    // Integer steps only: a float quotient near 2^53 could round a remainder away.
+    const remainder = pico % PICO_PER_MICRO_NUMBER;
+    return (pico - remainder) / PICO_PER_MICRO_NUMBER + (remainder > 0 ? 1 : 0);
+  }
+  const exact = BigInt(tokens.inputTokens) * BigInt(inputPrice) + BigInt(tokens.outputTokens) * BigInt(outputPrice);
+  return Number((exact + PICO_PER_MICRO - 1n) / PICO_PER_MICRO);
 }
 
 const PICO_PER_MICRO = 1_000_000n;
+const PICO_PER_MICRO_NUMBER = 1_000_000;

@@ -15,20 +15,23 @@ export interface OrgBalances {
   costMicros: Micros;
 }
 
-/** Rolling windows of one organization: what rate limits count. Not durable — a minute of history. */
+/**
+ * Rolling windows of one organization: what rate limits count. Not durable — a minute of history.
+ * Admissions are numbered by the store that keeps the windows (small integers are the cheapest keys).
+ */
 export interface OrgWindows {
   requestTimes: number[];
-  /** Oldest first; also indexed by admission id, with their sum kept so an admission costs O(1). */
+  /** Oldest first; also indexed by admission number, with their sum kept so an admission costs O(1). */
   tokenEntries: TokenEntry[];
-  tokensById: Map<string, TokenEntry>;
+  tokensById: Map<number, TokenEntry>;
   tokensUsed: number;
-  inFlight: Set<string>;
+  inFlight: Set<number>;
 }
 
 export interface TokenEntry {
   at: number;
   tokens: number;
-  admissionId: string;
+  admissionId: number;
 }
 
 export function openingBalances(org: OrganizationConfig, now: number): OrgBalances {

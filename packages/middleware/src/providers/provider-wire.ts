@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderConfig } from '../config/index.js';
+import type { UpstreamTarget } from '../upstream/index.js';
 import { forwardAnthropicHeaders } from './anthropic/messages-codec.js';
 
 /** How to reach one kind of provider: endpoint paths, authentication, and its error body's shape. */
@@ -42,12 +43,30 @@ export const providerWires: Record<ProviderConfig['kind'], ProviderWire> = {
 // Per configured provider, which lives as long as the gateway: these were rebuilt on every call.
 const baseUrls = new WeakMap<ProviderConfig, string>();
 const fixedHeaders = new WeakMap<ProviderConfig, Readonly<Record<string, string>>>();
+const targets = new WeakMap<ProviderConfig, Map<string, UpstreamTarget>>();
 
 /** The provider's base URL without a trailing slash, following each vendor SDK's convention. */
 export function baseUrlOf(provider: ProviderConfig): string {
   let url = baseUrls.get(provider);
   if (url === undefined) baseUrls.set(provider, (url = (provider.baseUrl ?? providerWires[provider.kind].defaultBaseUrl).replace(/\/+$/, '')));
   return url;
+}
+
+/**
+ * Where a call to `path` under the provider's base URL goes, split into origin and path as undici takes
+ * them: parsed once per provider and path, not joined and parsed on every call.
+ */
+export function upstreamTarget(provider: ProviderConfig, path: string): UpstreamTarget {
+  let byPath = targets.get(provider);
+  if (!byPath) targets.set(provider, (byPath = new Map()));
+  let target = byPath.get(path);
+  if (!target) {
+    const url = new URL(baseUrlOf(provider) + path);
+    target = { origin: url.origin, path: url.pathname + url.search };
+    if (byPath.size >= 1_000) byPath.clear(); // Gemini's paths name the model: bounded, not fixed
+    byPath.set(path, target);
+  }
+  return target;
 }
 
 /**

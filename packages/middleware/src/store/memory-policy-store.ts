@@ -31,6 +31,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
   readonly #journal: Journal<JournalRecord> | undefined;
+  #admissions = 0;
 
   private constructor(
     private readonly config: ResolvedConfig,
@@ -71,11 +72,11 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     refreshAllowance(balances, org, now);
     const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl);
     if (denial) throw denial;
-    const id = randomUUID();
-    recordAdmission(org, windows, id, request, now);
+    const admission = ++this.#admissions;
+    recordAdmission(org, windows, admission, request, now);
     let settled: Promise<void> | undefined;
     return {
-      settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage)),
+      settle: (usage: Usage) => (settled ??= this.#settle(admission, request, usage)),
     };
   }
 
@@ -127,7 +128,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     };
   }
 
-  async #settle(id: string, request: AdmissionRequest, usage: Usage): Promise<void> {
+  async #settle(admission: number, request: AdmissionRequest, usage: Usage): Promise<void> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
@@ -136,16 +137,18 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const windows = this.#windows.get(org)!;
     if (clean.inputTokens === 0 && clean.outputTokens === 0) {
       // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
-      releaseSlot(windows, id, 0);
+      releaseSlot(windows, admission, 0);
       return;
     }
     const charge = chargeFor(config, balances, request, clean);
-    const record: JournalRecord = { t: 'settle', id, at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros };
-    applySettlement(balances, windows, id, clean, charge);
+    applySettlement(balances, windows, admission, clean, charge);
+    if (!this.#journal) return;
+    // The ledger's id is unique across restarts, unlike the admission's number.
+    const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros };
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
     // would be missing after a restart: the answer was already produced, so it is not taken back, but the
     // operator is told, with what the ledger lacks.
-    await this.#journal?.append(record).catch((error: unknown) => this.logger.error(`ledger: could not write settlement ${JSON.stringify(record)}; it is charged in memory but will be missing after a restart`, error));
+    await this.#journal.append(record).catch((error: unknown) => this.logger.error(`ledger: could not write settlement ${JSON.stringify(record)}; it is charged in memory but will be missing after a restart`, error));
   }
 
   async #record(record: JournalRecord): Promise<void> {
@@ -168,7 +171,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         if (!balances || !config) return;
         // Replayed at its own instant, so usage of an earlier period does not count against this one.
         refreshAllowance(balances, config, record.at);
-        applySettlement(balances, emptyWindows(), record.id, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
+        applySettlement(balances, emptyWindows(), 0, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
         return;
       }
       case 'topup': {

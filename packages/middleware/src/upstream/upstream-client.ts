@@ -4,8 +4,14 @@ import type { CancelSignal } from '../http/index.js';
 import { WholeAnswer, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
 
+/** An upstream URL split as undici takes it (see upstreamTarget). */
+export interface UpstreamTarget {
+  origin: string;
+  path: string;
+}
+
 export interface UpstreamCall {
-  url: string;
+  target: UpstreamTarget;
   /** Complete: content type, accept and credentials included (see upstreamHeaders). */
   headers: Readonly<Record<string, string>>;
   body: unknown;
@@ -39,8 +45,6 @@ export interface UpstreamJson {
  */
 export class UpstreamClient {
   readonly #agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
-  /** Routes call the same few URLs; parsing one per request was a visible share of a relayed call. */
-  readonly #targets = new Map<string, { origin: string; path: string }>();
 
   /**
    * Sends the call and reads the whole answer as JSON. The bytes are collected straight from undici's
@@ -84,7 +88,7 @@ export class UpstreamClient {
    * of its own, and undici reading a new shape on every call cost ~12% of a relayed call's CPU.
    */
   #options(call: UpstreamCall, signal: CancelSignal | undefined): Dispatcher.RequestOptions {
-    const { origin, path } = this.#target(call.url);
+    const { origin, path } = call.target;
     return {
       origin,
       path,
@@ -95,17 +99,6 @@ export class UpstreamClient {
       bodyTimeout: call.timeoutMs,
       signal: signal as Dispatcher.RequestOptions['signal'],
     };
-  }
-
-  #target(url: string): { origin: string; path: string } {
-    let target = this.#targets.get(url);
-    if (!target) {
-      const parsed = new URL(url);
-      target = { origin: parsed.origin, path: parsed.pathname + parsed.search };
-      if (this.#targets.size >= 1_000) this.#targets.clear();
-      this.#targets.set(url, target);
-    }
-    return target;
   }
 
   async close(): Promise<void> {
