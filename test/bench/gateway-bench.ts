@@ -90,7 +90,7 @@ export async function gatewayBench(): Promise<string> {
     const memory = await memoryWithOpenStreams(1000);
 
     const lines = [
-      `### Gateway: non-streaming chat completions (${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s; medians)`,
+      `### Gateway: non-streaming chat completions (${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s after a warm-up round; medians)`,
       '',
       '| front | req/s | p50 ms | p99 ms | added p50 ms | added p99 ms | vs bare proxy | req/s per round |',
       '|---|---:|---:|---:|---:|---:|---:|---|',

@@ -1,6 +1,8 @@
 // This machine's throughput drifts by ±30% over seconds (shared cores), so fronts measured one after
 // the other are not comparable. Each scenario instead runs in short slices, round-robin, and reports
 // its median slice; ratios are taken per round (both sides under the same conditions), then medianed.
+// One unrecorded round first warms every server up: the JIT needs seconds of load to settle, and a
+// server with more code to compile would otherwise lose its first slice to it.
 import autocannon from 'autocannon';
 
 export interface Scenario {
@@ -22,14 +24,17 @@ export interface Measured {
 
 export const CONNECTIONS = 32;
 
-/** Loads every scenario `rounds` times for `seconds` each, interleaved. Fails on any non-2xx answer. */
+/**
+ * Loads every scenario `rounds` times for `seconds` each, interleaved, after one unrecorded warm-up
+ * round. Fails on any non-2xx answer.
+ */
 export async function interleavedLoad(scenarios: Scenario[], options: { rounds: number; seconds: number }): Promise<Measured[]> {
   const samples = scenarios.map(() => [] as { rps: number; p50: number; p99: number }[]);
-  for (let round = 0; round < options.rounds; round++) {
+  for (let round = -1; round < options.rounds; round++) {
     for (const [i, scenario] of scenarios.entries()) {
       const result = await autocannon({ url: scenario.url, method: 'POST', connections: CONNECTIONS, duration: options.seconds, headers: { 'content-type': 'application/json', ...scenario.headers }, body: scenario.body });
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-      samples[i]!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+      if (round >= 0) samples[i]!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
     }
   }
   return scenarios.map((scenario, i) => ({

@@ -28,7 +28,7 @@ export async function sqlBench(): Promise<string> {
     );
     const rows = [baseline!, floor!, reads!, writes!];
     return [
-      `### SQL endpoint (${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s; medians)`,
+      `### SQL endpoint (${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s after a warm-up round; medians)`,
       '',
       '| scenario | req/s | p50 ms | p99 ms | req/s per round |',
       '|---|---:|---:|---:|---|',
