@@ -225,30 +225,20 @@ describe('POST /v1/chat/completions', () => {
     assert.ok(events.every((e) => e.data !== '[DONE]' && !(JSON.parse(e.data) as { choices: { finish_reason: unknown }[] }).choices.some((c) => c.finish_reason)));
   });
 
-  it('aborts the upstream request when the client disconnects', async () => {
-    stack.openai.delay(400);
-    const controller = new AbortController();
-    const pending = fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify({ model: 'gpt', stream: true, messages: user('hi') }) }).catch(() => undefined);
-    while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    controller.abort();
-    await pending;
-    const deadline = Date.now() + 2_000;
-    while (!stack.openai.requests[0]!.aborted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.equal(stack.openai.requests[0]!.aborted, true);
-  });
-
-  it('aborts a non-streaming upstream request when the client disconnects', async () => {
-    stack.openai.delay(400);
-    const controller = new AbortController();
-    const pending = fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify({ model: 'gpt', messages: user('hi') }) }).catch(() => undefined);
-    while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    controller.abort();
-    await pending;
-    const deadline = Date.now() + 2_000;
-    while (!stack.openai.requests[0]!.aborted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.equal(stack.openai.requests[0]!.aborted, true);
-    assert.equal(stack.openai.requests.length, 1, 'a departed client is not retried for');
-  });
+  for (const stream of [true, false]) {
+    it(`aborts the ${stream ? 'streaming' : 'non-streaming'} upstream request when the client disconnects, and does not retry it`, async () => {
+      stack.openai.delay(400);
+      const controller = new AbortController();
+      const pending = fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', signal: controller.signal, headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify({ model: 'gpt', stream, messages: user('hi') }) }).catch(() => undefined);
+      while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      controller.abort();
+      await pending;
+      const deadline = Date.now() + 2_000;
+      while (!stack.openai.requests[0]!.aborted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(stack.openai.requests[0]!.aborted, true);
+      assert.equal(stack.openai.requests.length, 1);
+    });
+  }
 
   it('retries an answer cut off mid-body and answers 200 from the retry', async () => {
     stack.openai.cutNextAnswers(1);
