@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { hashKey, KeyRing } from '../../../packages/middleware/src/auth/index.js';
 import { parseConfig, type ConfigInput } from '../../../packages/middleware/src/config/index.js';
@@ -269,6 +271,37 @@ describe('policy stores (memory with a journal file, redis)', function () {
       await (await policy.admit(request())).settle(USAGE);
     });
 
+    it('charges, at the next start, a settlement that waited in the pending file when its process died during an outage', async function () {
+      this.timeout(15_000);
+      const config = { ...stores[1]!.store(), pendingFile: 'pending.jsonl' } as ConfigInput['store'];
+      const { prefix } = config as { prefix: string };
+      const child = fork(fileURLToPath(new URL('./pending-child.mjs', import.meta.url)), [dir, redis.url, prefix], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      try {
+        await nextMessage(child, 'admitted');
+        await redis.stop();
+        child.send('settle');
+        await nextMessage(child, 'settled');
+      } finally {
+        child.kill('SIGKILL');
+        await redis.restart();
+      }
+      assert.equal(readFileSync(join(dir, 'pending.jsonl'), 'utf8').split('\n').filter(Boolean).length, 1, 'the settlement was written before it was acknowledged');
+
+      const next = await start(config, { acme: { wallet: 1 } });
+      for (let i = 0; i < 300 && (await next.admin.usage('acme')).requests === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const usage = await next.admin.usage('acme');
+      assert.deepEqual([usage.requests, Math.round(usage.wallet * 1e6), usage.inFlight], [1, 1_000_000 - COST, 0]);
+      assert.deepEqual(await stores[1]!.ledgerCost(config), { entries: 1, micros: COST });
+      await next.policy.close();
+      open.splice(open.indexOf(next.policy), 1);
+
+      // The next start finds nothing left to send, and sending it again would change nothing anyway.
+      const third = await start(config, { acme: { wallet: 1 } });
+      assert.equal(readFileSync(join(dir, 'pending.jsonl'), 'utf8'), '');
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      assert.equal((await third.admin.usage('acme')).requests, 1);
+    });
+
     it('revokes on every instance at once, also keys the revoking instance never saw', async () => {
       const config = stores[1]!.store();
       const a = await start(config, { acme: { wallet: 1 } });
@@ -289,3 +322,10 @@ describe('policy stores (memory with a journal file, redis)', function () {
     });
   });
 });
+
+function nextMessage(child: ChildProcess, expected: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => (message === expected ? resolve() : reject(new Error(`expected ${expected}, got ${String(message)}`))));
+    child.once('exit', (code) => reject(new Error(`child exited with ${code} before ${expected}`)));
+  });
+}

@@ -14,7 +14,7 @@ export function registerAdminCommand(program: Command): void {
 
   const run = (operation: (ops: AdminOperations) => Promise<unknown>) => async () => {
     const { config: file, data } = admin.opts<{ config?: string; data: string }>();
-    const config: ConfigInput = file ? loadConfigFile(file).config : embeddedConfig(data).config;
+    const config = withoutPendingFile(file ? loadConfigFile(file).config : embeddedConfig(data).config);
     const gate = tollgate(config, { logger: { info() {}, error: (m, e) => console.error(m, e) } });
     try {
       const result = await operation(gate.admin);
@@ -36,4 +36,14 @@ export function registerAdminCommand(program: Command): void {
     .action((org: string, options: { scopes: string }) => run((ops) => ops.createKey(org, options.scopes.split(',') as ('models' | 'sql')[]))());
   keys.command('revoke <keyOrId>').action((keyOrId: string) => run(async (ops) => ({ revoked: await ops.revokeKey(keyOrId) }))());
   admin.command('usage <org>').description('balances and totals of an organization').action((org: string) => run((ops) => ops.usage(org))());
+}
+
+/**
+ * Admin operations settle nothing, and a Redis store's pending file belongs to the server that uses it:
+ * opening it here would rewrite it under that server.
+ */
+function withoutPendingFile(config: ConfigInput): ConfigInput {
+  if (config.store?.kind !== 'redis' || !('pendingFile' in config.store)) return config;
+  const { pendingFile: _serversOwn, ...store } = config.store;
+  return { ...config, store };
 }

@@ -79,7 +79,15 @@ const model = z
 
 const store = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('memory'), file: z.string().optional() }).strict(),
-  z.object({ kind: z.literal('redis'), url: z.string().min(1), prefix: z.string().default('tollgate:') }).strict(),
+  z
+    .object({
+      kind: z.literal('redis'),
+      url: z.string().min(1),
+      prefix: z.string().default('tollgate:'),
+      /** A local file where settlements wait while Redis is away, so a process that stops meanwhile loses none. One per instance. */
+      pendingFile: z.string().min(1).optional(),
+    })
+    .strict(),
 ]);
 
 const sql = z

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
@@ -7,7 +8,9 @@ import { nextReset } from '../policy/allowance-period.js';
 import { microsToUsd, pricePerToken, usdToMicros } from '../policy/money.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
+import { consoleLogger, type Logger } from '../logger.js';
 import { admitScript, settleScript } from './redis-scripts.js';
+import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 
 /** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
 const SLOT_LEASE_MS = 15 * 60_000;
@@ -23,11 +26,13 @@ interface ScriptedRedis extends Redis {
  * revocations live in one Redis and change atomically in Lua (one round trip to admit, one to settle);
  * the ledger is a Redis stream. Commands fail fast while Redis is away (no offline queue), so admission
  * answers 503 policy_unavailable instead of running unmetered; settlements that could not reach Redis
- * are retried from memory until it is back.
+ * are retried until it is back, from memory and, with `store.pendingFile`, from a local file that
+ * outlives the process.
  */
 export class RedisPolicyStore implements Policy, AdminOperations {
-  #pendingSettlements: (() => Promise<unknown>)[] = [];
+  #pendingSettlements: SpooledSettlement[] = [];
   #retryTimer: NodeJS.Timeout | undefined;
+  #spool: SettlementSpool | undefined;
 
   /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
   #subscriber: Redis | undefined;
@@ -38,9 +43,10 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     private readonly keys: KeyRing,
     private readonly clock: Clock,
     private readonly prefix: string,
+    private readonly logger: Pick<Logger, 'error'>,
   ) {}
 
-  static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock }): Promise<RedisPolicyStore> {
+  static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
     const { config } = options;
     if (config.store.kind !== 'redis') throw new Error('RedisPolicyStore needs store.kind "redis"');
     const redis = new Redis(config.store.url, {
@@ -54,7 +60,12 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     redis.on('error', () => undefined); // surfaced per command as policy_unavailable
     redis.defineCommand('tollgateAdmit', { numberOfKeys: 6, lua: admitScript });
     redis.defineCommand('tollgateSettle', { numberOfKeys: 5, lua: settleScript });
-    const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix);
+    const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix, options.logger ?? consoleLogger);
+    if (config.store.pendingFile) {
+      store.#spool = await SettlementSpool.open(resolve(options.baseDir, config.store.pendingFile));
+      // Left by an earlier process that stopped during an outage: sent again once Redis answers.
+      for (const settlement of store.#spool.waiting) store.#retryLater(settlement);
+    }
     try {
       await redis.connect();
       await store.#initialise();
@@ -152,6 +163,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   async close(): Promise<void> {
     clearTimeout(this.#retryTimer);
     await this.#drainPending();
+    // What Redis still could not take stays in the pending file for the next start.
+    clearTimeout(this.#retryTimer);
+    await this.#spool?.close();
     this.#subscriber?.disconnect();
     this.redis.disconnect();
   }
@@ -228,22 +242,32 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
     const now = this.clock.now();
-    const run = () =>
-      this.redis.tollgateSettle(
+    const settlement: SpooledSettlement = {
+      id,
+      args: [
         k.bal, k.tpmtok, k.slots, `${this.prefix}ledger`, `${this.prefix}settled:${id}`,
         id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
         request.principal.org, request.principal.keyId, request.alias,
-      );
-    return run().then(
+      ],
+    };
+    return this.redis.tollgateSettle(...settlement.args).then(
       () => undefined,
-      () => this.#retryLater(run),
+      () => this.#defer(settlement),
     );
   }
 
-  /** A settlement Redis could not take is kept and retried, so no metered token is lost while it is away. */
-  #retryLater(run: () => Promise<unknown>): void {
-    this.#pendingSettlements.push(run);
+  /**
+   * A settlement Redis could not take is kept and retried, so no metered token is lost while it is away;
+   * with a pending file it is durable there before the settlement is acknowledged.
+   */
+  async #defer(settlement: SpooledSettlement): Promise<void> {
+    await this.#spool?.hold(settlement).catch((error: unknown) => this.logger.error(`pending settlements: could not write ${JSON.stringify(settlement)}; it waits in memory only`, error));
+    this.#retryLater(settlement);
+  }
+
+  #retryLater(settlement: SpooledSettlement): void {
+    this.#pendingSettlements.push(settlement);
     this.#retryTimer ??= setTimeout(() => {
       this.#retryTimer = undefined;
       void this.#drainPending();
@@ -253,7 +277,15 @@ export class RedisPolicyStore implements Policy, AdminOperations {
 
   async #drainPending(): Promise<void> {
     const pending = this.#pendingSettlements.splice(0);
-    for (const run of pending) await run().catch(() => this.#retryLater(run));
+    for (const settlement of pending) {
+      try {
+        await this.redis.tollgateSettle(...settlement.args);
+      } catch {
+        this.#retryLater(settlement);
+        continue;
+      }
+      await this.#spool?.release(settlement.id).catch(() => undefined);
+    }
   }
 
   #initialised = false;

@@ -1,0 +1,52 @@
+import { writeFileAtomic } from '../sql/atomic-write.js';
+import { Journal } from './journal.js';
+
+/** A settlement Redis has not taken yet: the settle script's keys and arguments, as they were sent. */
+export interface SpooledSettlement {
+  id: string;
+  args: (string | number)[];
+}
+
+type SpoolLine = ({ t: 'pending' } & SpooledSettlement) | { t: 'done'; id: string };
+
+/**
+ * The Redis store's local file of settlements that could not reach Redis (`store.pendingFile`). A
+ * settlement is written here, fsynced, before it is acknowledged, and marked done once Redis took it;
+ * so a process that stops or dies during an outage leaves its pending charges for its next start,
+ * which sends them again (the settle script's idempotency marker makes a repeat a no-op).
+ *
+ * @example
+ * const spool = await SettlementSpool.open('data/pending-settlements.jsonl');
+ * for (const settlement of spool.waiting) retry(settlement);
+ */
+export class SettlementSpool {
+  private constructor(
+    private readonly journal: Journal<SpoolLine>,
+    /** What an earlier process left unsettled. */
+    readonly waiting: SpooledSettlement[],
+  ) {}
+
+  static async open(file: string): Promise<SettlementSpool> {
+    const previous = Journal.open<SpoolLine>(file);
+    const done = new Set(previous.records.flatMap((line) => (line.t === 'done' ? [line.id] : [])));
+    const waiting = previous.records.flatMap((line) => (line.t === 'pending' && !done.has(line.id) ? [{ id: line.id, args: line.args }] : []));
+    await previous.close();
+    // Rewritten with only what still waits, so the file does not grow with every outage.
+    await writeFileAtomic(file, Buffer.from(waiting.map((settlement) => `${JSON.stringify({ t: 'pending', ...settlement })}\n`).join('')));
+    return new SettlementSpool(Journal.open<SpoolLine>(file), waiting);
+  }
+
+  /** Resolves once the settlement is durable here. */
+  hold(settlement: SpooledSettlement): Promise<void> {
+    return this.journal.append({ t: 'pending', ...settlement });
+  }
+
+  /** Redis took it: a lost `done` line only means one harmless repeat at the next start. */
+  release(id: string): Promise<void> {
+    return this.journal.append({ t: 'done', id });
+  }
+
+  close(): Promise<void> {
+    return this.journal.close();
+  }
+}
