@@ -31,13 +31,13 @@ export function costMicros(tokens: { inputTokens: number; outputTokens: number }
   const outputPrice = pricePerToken(price.output);
   const pico = tokens.inputTokens * inputPrice + tokens.outputTokens * outputPrice;
   if (Number.isSafeInteger(pico)) {
-    // Integer steps only: a float quotient near 2^53 could round a remainder away.
-    const remainder = pico % PICO_PER_MICRO_NUMBER;
-    return (pico - remainder) / PICO_PER_MICRO_NUMBER + (remainder > 0 ? 1 : 0);
+    // Integer steps only, so exactness never rests on how a float quotient rounds.
+    const remainder = pico % PICO_PER_MICRO;
+    return (pico - remainder) / PICO_PER_MICRO + (remainder > 0 ? 1 : 0);
   }
   const exact = BigInt(tokens.inputTokens) * BigInt(inputPrice) + BigInt(tokens.outputTokens) * BigInt(outputPrice);
-  return Number((exact + PICO_PER_MICRO - 1n) / PICO_PER_MICRO);
+  return Number((exact + PICO_PER_MICRO_BIG - 1n) / PICO_PER_MICRO_BIG);
 }
 
-const PICO_PER_MICRO = 1_000_000n;
-const PICO_PER_MICRO_NUMBER = 1_000_000;
+const PICO_PER_MICRO = 1_000_000;
+const PICO_PER_MICRO_BIG = BigInt(PICO_PER_MICRO);

@@ -41,15 +41,12 @@ export const providerWires: Record<ProviderConfig['kind'], ProviderWire> = {
 };
 
 // Per configured provider, which lives as long as the gateway: these were rebuilt on every call.
-const baseUrls = new WeakMap<ProviderConfig, string>();
 const fixedHeaders = new WeakMap<ProviderConfig, Readonly<Record<string, string>>>();
 const targets = new WeakMap<ProviderConfig, Map<string, UpstreamTarget>>();
 
 /** The provider's base URL without a trailing slash, following each vendor SDK's convention. */
 export function baseUrlOf(provider: ProviderConfig): string {
-  let url = baseUrls.get(provider);
-  if (url === undefined) baseUrls.set(provider, (url = (provider.baseUrl ?? providerWires[provider.kind].defaultBaseUrl).replace(/\/+$/, '')));
-  return url;
+  return (provider.baseUrl ?? providerWires[provider.kind].defaultBaseUrl).replace(/\/+$/, '');
 }
 
 /**

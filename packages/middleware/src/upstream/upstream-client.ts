@@ -110,12 +110,17 @@ function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson
   if (outcome.kind === 'failed') throw call.signal.aborted ? outcome.error : unreachable(outcome.error);
   const { status, headers, text, interrupted } = outcome;
   if (status < 200 || status >= 300) throw refusal(call, status, headers, interrupted ? '' : text);
-  if (interrupted) throw new UpstreamFailure('Upstream provider sent an unreadable response', { cause: interrupted });
+  if (interrupted) throw unreadable(interrupted);
   try {
     return { status, headers, body: JSON.parse(text) };
   } catch (error) {
-    throw new UpstreamFailure('Upstream provider sent an unreadable response', { cause: error });
+    throw unreadable(error);
   }
+}
+
+/** A 2xx body that is not JSON or stopped arriving: no status to relay, so transient like no answer. */
+function unreadable(cause: unknown): UpstreamFailure {
+  return new UpstreamFailure('Upstream provider sent an unreadable response', { cause });
 }
 
 /** The provider answered with an error status: its own message and code when its body has them. */
