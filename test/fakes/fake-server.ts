@@ -23,8 +23,8 @@ export interface ScriptedReply {
   toolCalls?: { name: string; arguments: unknown }[];
   /** A stream that never finishes: content chunks, written as fast as the peer reads, until it leaves. */
   endless?: boolean;
-  /** A JSON answer whose content is this many bytes, written as the peer reads, never held whole in memory. */
-  contentBytes?: number;
+  /** A JSON answer of exactly this many bytes (its content filled up), written as the peer reads, never held whole. */
+  answerBytes?: number;
 }
 
 /** Every answer's bytes (headers with the first piece) go out `bytes` at a time, one piece per `intervalMs`. */
@@ -310,11 +310,12 @@ export class FakeSse {
 }
 
 /**
- * Writes `head`, then `bytes` of filler, then `tail`, as a JSON answer with its content-length, waiting
+ * Writes `head`, then filler, then `tail`: a JSON answer of `total` bytes with its content-length, waiting
  * whenever the peer's buffers are full; stops if the peer leaves. For providers that send hundreds of MB.
  */
-export async function sendPadded(res: ServerResponse, head: string, bytes: number, tail: string): Promise<void> {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(head) + bytes + Buffer.byteLength(tail) });
+export async function sendPadded(res: ServerResponse, head: string, total: number, tail: string): Promise<void> {
+  const bytes = total - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': total });
   res.write(head);
   const block = Buffer.alloc(65_536, 'a');
   for (let sent = 0; sent < bytes && !res.destroyed; sent += block.length) {

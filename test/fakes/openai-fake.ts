@@ -50,10 +50,10 @@ function chat(ctx: FakeContext): void | Promise<void> {
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
   const model = String(body?.model ?? 'gpt-4o');
 
-  if (body?.stream !== true && fake.reply_.contentBytes !== undefined) {
+  if (body?.stream !== true && fake.reply_.answerBytes !== undefined) {
     const head = `{"id":"${id}","object":"chat.completion","created":${created},"model":"${model}","choices":[{"index":0,"message":{"role":"assistant","content":"`;
     const tail = `","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":${JSON.stringify(usage)},"system_fingerprint":"fp_fake"}`;
-    return sendPadded(ctx.res, head, fake.reply_.contentBytes, tail);
+    return sendPadded(ctx.res, head, fake.reply_.answerBytes, tail);
   }
   if (body?.stream !== true) {
     return json(ctx, {

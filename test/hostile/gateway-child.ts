@@ -4,7 +4,7 @@ import { startGateway } from '../support/gateway.js';
 /**
  * Tollgate in a process of its own, so a test can sample the gateway's RSS alone: started with the config
  * in argv[2], it sends `{url}` to its parent, answers every 'rss' message with `{rss}` (bytes, after a
- * full GC) and exits on 'close'.
+ * full GC) and exits on 'close' or when its parent goes.
  */
 const gateway = await startGateway(JSON.parse(process.argv[2]!) as ConfigInput);
 process.on('message', async (message) => {
@@ -16,4 +16,6 @@ process.on('message', async (message) => {
     process.exit(0);
   }
 });
+// A parent that died (or a test that timed out and left) takes its gateway with it.
+process.on('disconnect', () => process.exit(0));
 process.send!({ url: gateway.url });

@@ -57,7 +57,7 @@ describe('hostile clients and providers, at scale (npm run test:hostile)', funct
     const child = await startChildGateway(configFor(openai.baseUrl, { organizations: { acme: { wallet: 100 } } }));
     try {
       const before = await child.rss();
-      openai.reply({ contentBytes: 600 * MIB });
+      openai.reply({ answerBytes: 600 * MIB });
       const started = Date.now();
       const response = await postJson(`${child.url}/v1/chat/completions`, { model: 'gpt', messages }, auth);
       const took = Date.now() - started;
@@ -68,10 +68,26 @@ describe('hostile clients and providers, at scale (npm run test:hostile)', funct
       assert.ok(after - before < 128 * MIB, `RSS ${Math.round(before / MIB)} → ${Math.round(after / MIB)} MiB`);
       assert.ok(took < 10_000, `answered after ${took} ms`);
       // An answer just under the default still goes through.
-      openai.reply({ contentBytes: 30 * MIB });
+      openai.reply({ answerBytes: 30 * MIB });
       const under = await postJson(`${child.url}/v1/chat/completions`, { model: 'gpt', messages }, auth);
       assert.equal(under.status, 200);
-      assert.equal(under.body.choices[0].message.content.length, 30 * MIB);
+      assert.ok(under.body.choices[0].message.content.length > 30 * MIB - 1_000);
+    } finally {
+      await child.close();
+    }
+  });
+
+  it('answers 502 when an answer within a 512 MiB limit is too long to decode as a string, instead of never answering', async () => {
+    // Exactly 512 MiB is within the limit and 24 characters past V8's longest string: decoding it throws
+    // inside undici's callback.
+    const child = await startChildGateway(configFor(openai.baseUrl, { organizations: { acme: { wallet: 100 } }, relay: { maxAnswerBytes: 512 * MIB } }));
+    try {
+      openai.reply({ answerBytes: 512 * MIB });
+      const response = await postJson(`${child.url}/v1/chat/completions`, { model: 'gpt', messages }, auth);
+      assert.equal(response.status, 502);
+      assert.equal(response.body.error.code, 'upstream_answer_too_large');
+      assert.match(response.body.error.message, /too large to decode/);
+      assert.equal(openai.requests.length, 1);
     } finally {
       await child.close();
     }

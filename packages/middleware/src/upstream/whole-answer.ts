@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { CancelSignal } from '../http/index.js';
-import { answerTooLarge, deadlineExceeded, type UpstreamFailure } from './upstream-failure.js';
+import { UpstreamFailure, answerTooLarge, deadlineExceeded } from './upstream-failure.js';
 
 /** How a buffered upstream call ended. */
 export type WholeAnswerOutcome =
@@ -77,9 +77,10 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     try {
       text = this.#text();
     } catch (error) {
-      // Decoding can throw (a string past V8's maximum length); inside undici's callback that would be
-      // swallowed and the caller never answered, so it is reported like any other failure.
-      this.#finish({ kind: 'failed', error: error as Error });
+      // Decoding throws for a text past V8's maximum string length (2^29 - 24 characters, just under
+      // 512 MiB, the most maxAnswerBytes allows). Thrown inside undici's callback it was swallowed and
+      // the caller never answered; it is an answer too large, reported like the limit.
+      this.#finish({ kind: 'failed', error: new UpstreamFailure('Upstream provider sent an answer too large to decode as text', { exceeded: 'answer_size', cause: error }) });
       return;
     }
     this.#finish({ kind: 'answered', status: this.#status, headers: this.#headers, text });
