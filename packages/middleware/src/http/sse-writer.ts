@@ -18,8 +18,9 @@ export class SseWriter {
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly headers: Record<string, string> = {},
-    private readonly maxPausedMs = 30_000,
+    private readonly headers: Record<string, string>,
+    /** `relay.maxPausedStreamMs`. */
+    private readonly maxPausedMs: number,
   ) {}
 
   get started(): boolean {

@@ -21,7 +21,7 @@ export async function* readSseEvents(body: AsyncIterable<Uint8Array | string>, l
   const parser = createParser({ onEvent: (event) => pending.push(event) });
   const decoder = new TextDecoder();
   let streamBytes = 0;
-  // Bytes fed since the last complete event: an upper bound of what the parser is holding.
+  // Bytes fed since a chunk last completed an event: what the parser can be holding, give or take one chunk.
   let eventBytes = 0;
   for await (const chunk of body) {
     streamBytes += chunk.length;
