@@ -21,6 +21,16 @@ export interface Failure {
 export interface ScriptedReply {
   text?: string;
   toolCalls?: { name: string; arguments: unknown }[];
+  /** A stream that never finishes: content chunks, written as fast as the peer reads, until it leaves. */
+  endless?: boolean;
+  /** A JSON answer of exactly this many bytes (its content filled up), written as the peer reads, never held whole. */
+  answerBytes?: number;
+}
+
+/** Every answer's bytes (headers with the first piece) go out `bytes` at a time, one piece per `intervalMs`. */
+export interface Trickle {
+  bytes: number;
+  intervalMs: number;
 }
 
 /** A request handler of one provider's wire format. */
@@ -49,6 +59,9 @@ export class FakeServer {
   #resets = 0;
   #cuts = 0;
   #raw: { status: number; body: string; contentType: string }[] = [];
+  #trickle: Trickle | undefined;
+  /** Body bytes written by endless streams so far: tests watch it stop growing when the peer stops reading. */
+  streamedBytes = 0;
   #server: Server | undefined;
   #sockets = new Set<Socket>();
   #port = 0;
@@ -102,6 +115,11 @@ export class FakeServer {
   /** The next `times` requests get this answer as it is, whatever the wire format says (a proxy's error page). */
   answerRawNext(answer: { status: number; body: string; contentType?: string; times?: number }): void {
     for (let i = 0; i < (answer.times ?? 1); i++) this.#raw.push({ status: answer.status, body: answer.body, contentType: answer.contentType ?? 'text/html' });
+  }
+
+  /** Every following answer trickles (undefined: back to full speed). */
+  trickle(trickle: Trickle | undefined): void {
+    this.#trickle = trickle;
   }
 
   /** Sets what the following answers say. */
@@ -173,6 +191,7 @@ export class FakeServer {
       this.#cuts--;
       cutAfterHalf(res);
     }
+    if (this.#trickle) trickleOut(res, this.#trickle);
     const failure = this.#failures.shift();
     if (failure) {
       this.sendError(res, failure.status, failure.message ?? defaultMessage(failure.status));
@@ -191,6 +210,39 @@ function cutAfterHalf(res: ServerResponse): void {
     setTimeout(() => socket?.destroy(), 30);
     return res;
   }) as ServerResponse['end'];
+}
+
+/** Queues what the answer writes and lets it out a few bytes per tick, as a slow or hostile provider does. */
+function trickleOut(res: ServerResponse, { bytes, intervalMs }: Trickle): void {
+  const queue: Buffer[] = [];
+  let ending = false;
+  const write = res.write.bind(res) as (chunk: Buffer) => boolean;
+  const end = res.end.bind(res) as () => ServerResponse;
+  res.write = ((chunk: string | Buffer) => {
+    queue.push(Buffer.from(chunk));
+    return true;
+  }) as ServerResponse['write'];
+  res.end = ((chunk?: string | Buffer) => {
+    if (chunk) queue.push(Buffer.from(chunk));
+    ending = true;
+    return res;
+  }) as ServerResponse['end'];
+  const timer = setInterval(() => {
+    if (res.destroyed) return clearInterval(timer);
+    let budget = bytes;
+    while (budget > 0 && queue.length > 0) {
+      const head = queue[0]!;
+      const piece = head.subarray(0, budget);
+      write(piece);
+      budget -= piece.length;
+      if (piece.length === head.length) queue.shift();
+      else queue[0] = head.subarray(piece.length);
+    }
+    if (queue.length === 0 && ending) {
+      clearInterval(timer);
+      end();
+    }
+  }, intervalMs);
 }
 
 function defaultMessage(status: number): string {
@@ -232,6 +284,54 @@ export class FakeSse {
   end(): void {
     if (!this.#dropped) this.res.end();
   }
+
+  /**
+   * Sends `frame()` again and again, waiting whenever the peer's buffers are full, until it leaves: a
+   * generation that never ends. Counts its bytes in `fake.streamedBytes`.
+   */
+  async flood(fake: FakeServer, frame: () => unknown): Promise<void> {
+    const res = this.res;
+    while (!res.destroyed) {
+      const text = `data: ${JSON.stringify(frame())}\n\n`;
+      fake.streamedBytes += Buffer.byteLength(text);
+      if (!res.write(text)) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
+    }
+  }
+}
+
+/**
+ * Writes `head`, then filler, then `tail`: a JSON answer of `total` bytes with its content-length, waiting
+ * whenever the peer's buffers are full; stops if the peer leaves. For providers that send hundreds of MB.
+ */
+export async function sendPadded(res: ServerResponse, head: string, total: number, tail: string): Promise<void> {
+  const bytes = total - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': total });
+  res.write(head);
+  const block = Buffer.alloc(65_536, 'a');
+  for (let sent = 0; sent < bytes && !res.destroyed; sent += block.length) {
+    if (!res.write(block.subarray(0, Math.min(block.length, bytes - sent)))) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  }
+  if (!res.destroyed) res.end(tail);
 }
 
 /**

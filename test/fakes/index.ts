@@ -15,4 +15,4 @@
 export { startFakeOpenAI, FAKE_OPENAI_KEY } from './openai-fake.js';
 export { startFakeAnthropic, FAKE_ANTHROPIC_KEY } from './anthropic-fake.js';
 export { startFakeGemini, FAKE_GEMINI_KEY } from './gemini-fake.js';
-export { FakeServer, countWords, textOfMessages, type RecordedRequest, type Failure, type ScriptedReply } from './fake-server.js';
+export { FakeServer, countWords, textOfMessages, type RecordedRequest, type Failure, type ScriptedReply, type Trickle } from './fake-server.js';

@@ -1,4 +1,4 @@
-import { FakeServer, FakeSse, countWords, echoReply, textOfMessages, type FakeContext } from './fake-server.js';
+import { FakeServer, FakeSse, countWords, sendPadded, echoReply, textOfMessages, type FakeContext } from './fake-server.js';
 
 export const FAKE_OPENAI_KEY = 'sk-fake-openai';
 
@@ -26,7 +26,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
   return fake.start();
 }
 
-function route(ctx: FakeContext, apiKey: string): void {
+function route(ctx: FakeContext, apiKey: string): void | Promise<void> {
   const { req, res, url, fake } = ctx;
   if (req.headers.authorization !== `Bearer ${apiKey}`) return fake.sendError(res, 401, 'Incorrect API key provided.');
   if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return chat(ctx);
@@ -36,7 +36,7 @@ function route(ctx: FakeContext, apiKey: string): void {
   fake.sendError(res, 404, `Unknown request URL: ${req.method} ${url.pathname}`);
 }
 
-function chat(ctx: FakeContext): void {
+function chat(ctx: FakeContext): void | Promise<void> {
   const { body, fake } = ctx;
   const messages = (body?.messages ?? []) as { role: string; content: unknown }[];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
@@ -50,6 +50,11 @@ function chat(ctx: FakeContext): void {
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
   const model = String(body?.model ?? 'gpt-4o');
 
+  if (body?.stream !== true && fake.reply_.answerBytes !== undefined) {
+    const head = `{"id":"${id}","object":"chat.completion","created":${created},"model":"${model}","choices":[{"index":0,"message":{"role":"assistant","content":"`;
+    const tail = `","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":${JSON.stringify(usage)},"system_fingerprint":"fp_fake"}`;
+    return sendPadded(ctx.res, head, fake.reply_.answerBytes, tail);
+  }
   if (body?.stream !== true) {
     return json(ctx, {
       id,
@@ -64,6 +69,11 @@ function chat(ctx: FakeContext): void {
   const sse = new FakeSse(ctx.res, fake.dropAfter);
   const chunk = (delta: object, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(body.stream_options?.include_usage ? { usage: null } : {}) });
   const frames: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null }, null)];
+  if (fake.reply_.endless) {
+    sse.send(frames[0]);
+    const content = chunk({ content: text }, null);
+    return sse.flood(fake, () => content);
+  }
   if (toolCalls.length > 0) {
     toolCalls.forEach((call, index) => {
       frames.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, null));

@@ -6,10 +6,11 @@ import type { RuntimeOptions } from './runtime.js';
 /** The model half of a runtime: what can be asked for (catalog) and how to reach it (upstream pool). */
 export class Gateway {
   readonly catalog: Catalog;
-  readonly upstream = new UpstreamClient();
+  readonly upstream: UpstreamClient;
 
   constructor(parsed: ParsedConfig, options: Pick<RuntimeOptions, 'env'>) {
     this.catalog = new Catalog(parsed, options.env);
+    this.upstream = new UpstreamClient(parsed.config.relay);
   }
 
   async close(): Promise<void> {

@@ -3,11 +3,15 @@ import { join } from 'node:path';
 import type { ConfigInput } from '../config/index.js';
 import { generateKey, hashKey } from '../auth/index.js';
 
+/** Requests the embedded default's organization may have in flight at once (README "Try it"). */
+export const EMBEDDED_CONCURRENCY = 16;
+
 /**
  * The embedded default of `tollgate serve` without a config file: a file-backed SQLite database and a
  * durable memory store under `./data`, the default model catalog (providers from the usual environment
- * variables), one local organization with USD 10 of credit, and a development key kept in
- * `./data/dev-key` so that restarts keep it.
+ * variables), one local organization with USD 10 of credit and at most 16 requests in flight (so one
+ * client cannot hold every upstream connection), and a development key kept in `./data/dev-key` so that
+ * restarts keep it.
  */
 export function embeddedConfig(dataDir: string): { config: ConfigInput; devKey: string } {
   mkdirSync(dataDir, { recursive: true });
@@ -22,7 +26,7 @@ export function embeddedConfig(dataDir: string): { config: ConfigInput; devKey: 
     devKey,
     config: {
       keys: [{ sha256: hashKey(devKey), org: 'local', id: 'dev-key', scopes: ['models', 'sql'] }],
-      organizations: { local: { wallet: 10 } },
+      organizations: { local: { wallet: 10, limits: { concurrency: EMBEDDED_CONCURRENCY } } },
       store: { kind: 'memory', file: join(dataDir, 'state.json') },
       sql: { databases: { main: { file: join(dataDir, 'main.sqlite') } }, default: 'main' },
     },

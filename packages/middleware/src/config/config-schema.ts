@@ -102,6 +102,24 @@ const sql = z
   .strict()
   .refine((s) => s.default in s.databases, { message: 'sql.default must name one of sql.databases', path: ['default'] });
 
+const MIB = 1_048_576;
+const relayDefaults = { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256 };
+
+const relay = z
+  .object({
+    /** Largest JSON answer (or error body) read from a provider, and largest single event of a stream. */
+    maxAnswerBytes: z.number().int().positive().max(512 * MIB).default(relayDefaults.maxAnswerBytes),
+    /** Largest whole stream read from a provider. */
+    maxStreamBytes: z.number().int().positive().default(relayDefaults.maxStreamBytes),
+    /** Overall time one upstream attempt may take, headers and body; `providers.*.timeoutMs` bounds idle time only. */
+    attemptDeadlineMs: z.number().int().positive().default(relayDefaults.attemptDeadlineMs),
+    /** How long a relayed stream may wait for a client that does not read before it ends as a failed stream. */
+    maxPausedStreamMs: z.number().int().positive().default(relayDefaults.maxPausedStreamMs),
+    /** Upstream connections per provider origin. */
+    connections: z.number().int().positive().default(relayDefaults.connections),
+  })
+  .strict();
+
 /**
  * The configuration of `tollgate(config)` and of a JSON config file (DESIGN "Configuration").
  * Types are inferred from this schema; nothing past `parseConfig` sees an unvalidated value.
@@ -123,6 +141,8 @@ export const configSchema = z
     maxBodyBytes: z.number().int().positive().default(20 * 1_048_576),
     /** How long admission may wait for the policy store before answering 503 policy_unavailable. */
     policyTimeoutMs: z.number().int().positive().default(1_000),
+    /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
+    relay: relay.default(relayDefaults),
   })
   .strict();
 
@@ -135,3 +155,4 @@ export type KeyConfig = ResolvedConfig['keys'][number];
 export type ParamRule = z.output<typeof paramRule>;
 export type SqlConfig = ResolvedConfig['sql'];
 export type StoreConfig = ResolvedConfig['store'];
+export type RelayConfig = ResolvedConfig['relay'];

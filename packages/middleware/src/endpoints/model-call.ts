@@ -1,12 +1,12 @@
 import { adaptParams, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import type { Principal } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
-import { ServiceError } from '../errors/index.js';
+import { ServiceError, type ErrorName } from '../errors/index.js';
 import { SseWriter, sendJson } from '../http/index.js';
 import type { Admission, Usage } from '../policy/index.js';
 import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
-import { UpstreamFailure, readSseEvents, withRetries, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { RequestContext } from './request-context.js';
 
 /** A request that passed steps 1–5 and is ready to be adapted, admitted and sent upstream. */
@@ -138,13 +138,15 @@ async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson,
  * is thrown (and may be retried); after it, the stream ends abnormally with no invented events.
  */
 async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
-  const writer = new SseWriter(call.ctx.res, headers);
+  const relay = call.ctx.runtime.config.relay;
+  const writer = new SseWriter(call.ctx.res, headers, relay.maxPausedStreamMs);
   const translator = plan.codec.stream(plan.target, plan.body);
   const send = async (events: ReturnType<typeof translator.push>) => {
     for (const event of events) await writer.send(event.data, event.event);
   };
+  const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   try {
-    for await (const event of readSseEvents(response.body)) await send(translator.push(event));
+    for await (const event of readSseEvents(response.body, limits)) await send(translator.push(event));
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.
@@ -152,8 +154,14 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
     await send(closing);
     writer.end();
   } catch (error) {
+    // Whatever ended the relay (the provider, a relay limit, a client gone or not reading), the upstream
+    // connection goes now, and what was produced is billed below.
     response.body.destroy();
-    if (!writer.started && !call.ctx.departure.aborted) throw new UpstreamFailure('Upstream stream failed before any output', { cause: error });
+    if (!writer.started && !call.ctx.departure.aborted) {
+      // A relay limit is final (not retried) and answers with its own code.
+      if (error instanceof UpstreamFailure && error.details.exceeded) throw error;
+      throw new UpstreamFailure('Upstream stream failed before any output', { cause: error });
+    }
     // Partial output reached (or was meant for) the client: it is billed (contract §1).
     meter.record(translator.usage(), translator.text(), false);
     writer.abort();
@@ -165,8 +173,13 @@ function once<T>(compute: () => T): () => T {
   return () => (value ??= { result: compute() }).result;
 }
 
+/** The error each relay limit answers with (README "Relay limits"). */
+const limitErrors = { answer_size: 'upstream_answer_too_large', deadline: 'upstream_deadline_exceeded' } as const satisfies Record<RelayLimit, ErrorName>;
+
 function toServiceError(error: unknown): ServiceError {
   if (!(error instanceof UpstreamFailure)) return ServiceError.from(error);
+  const { exceeded } = error.details;
+  if (exceeded) return new ServiceError(limitErrors[exceeded], error.message, { cause: error });
   if (error.unreachable) return new ServiceError('upstream_unreachable', error.message, { cause: error });
   // contract §2.3: relayed errors carry type api_error with the provider's own message and status.
   return new ServiceError('upstream_error', error.message, { status: error.details.status, code: error.details.code, upstreamBody: error.details.body, cause: error });

@@ -24,6 +24,9 @@ export const errorCatalog = {
   // Relayed upstream failures: the status is the provider's, set per instance (contract §2.3).
   upstream_error: { status: 502, code: null, reason: null, openaiType: 'api_error', anthropicType: 'api_error' },
   upstream_unreachable: { status: 502, code: null, reason: null, openaiType: 'api_error', anthropicType: 'api_error' },
+  // Relay limits (README "Relay limits"): the provider's answer was too large or did not finish in time.
+  upstream_answer_too_large: { status: 502, code: 'upstream_answer_too_large', reason: null, openaiType: 'api_error', anthropicType: 'api_error' },
+  upstream_deadline_exceeded: { status: 502, code: 'upstream_deadline_exceeded', reason: null, openaiType: 'api_error', anthropicType: 'api_error' },
   internal: { status: 500, code: null, reason: null, openaiType: 'internal_error', anthropicType: 'api_error' },
   // SQL endpoint: what the statement itself caused (DESIGN "SQL endpoint").
   sql_error: { status: 400, code: 'sql_error', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error' },

@@ -3,9 +3,12 @@ import type { ServerResponse } from 'node:http';
 /**
  * Writes server-sent events with backpressure. The first `send` commits the status and headers,
  * so an error before it can still answer a normal JSON error (contract §6.1 failure mode 1).
+ * `send` rejects once the client is gone (its response closed) or has read nothing for `maxPausedMs`
+ * while a write waits: a relay then stops, instead of waiting on a client that never reads or a
+ * `close` that already happened.
  *
  * @example
- * const sse = new SseWriter(res, { 'x-service-dropped-params': 'logit_bias' });
+ * const sse = new SseWriter(res, { 'x-service-dropped-params': 'logit_bias' }, 30_000);
  * await sse.send({ id: 1 });           // data-only events (OpenAI family)
  * await sse.send({ type: 'ping' }, 'ping');  // named events (Anthropic family)
  * sse.end();
@@ -15,7 +18,9 @@ export class SseWriter {
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly headers: Record<string, string> = {},
+    private readonly headers: Record<string, string>,
+    /** `relay.maxPausedStreamMs`. */
+    private readonly maxPausedMs: number,
   ) {}
 
   get started(): boolean {
@@ -23,10 +28,12 @@ export class SseWriter {
   }
 
   async send(data: unknown, event?: string): Promise<void> {
+    // Writing to a closed response only returns false, and its `close` will not come again.
+    if (this.res.destroyed || this.res.writableEnded) throw clientGone();
     this.#start();
     const text = typeof data === 'string' ? data : JSON.stringify(data);
     const frame = (event ? `event: ${event}\n` : '') + `data: ${text}\n\n`;
-    if (!this.res.write(frame)) await waitForDrain(this.res);
+    if (!this.res.write(frame)) await waitForDrain(this.res, this.maxPausedMs);
   }
 
   /** Normal end of stream. */
@@ -57,14 +64,25 @@ export class SseWriter {
   }
 }
 
-function waitForDrain(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
+/** Resolves when the client read what was buffered; rejects when it left or stayed paused too long. */
+function waitForDrain(res: ServerResponse, maxPausedMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (res.destroyed) return reject(clientGone());
+    const timer = setTimeout(() => finish(new Error(`The client read nothing for ${maxPausedMs} ms (relay.maxPausedStreamMs)`)), maxPausedMs);
+    const drained = () => finish(undefined);
+    const closed = () => finish(clientGone());
+    res.on('drain', drained);
+    res.on('close', closed);
+    function finish(error: Error | undefined) {
+      clearTimeout(timer);
+      res.off('drain', drained);
+      res.off('close', closed);
+      if (error) reject(error);
+      else resolve();
+    }
   });
+}
+
+function clientGone(): Error {
+  return new Error('The client closed the stream');
 }

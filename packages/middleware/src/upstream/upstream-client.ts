@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { RelayConfig } from '../config/index.js';
 import type { CancelSignal } from '../http/index.js';
-import { WholeAnswer, type WholeAnswerOutcome } from './whole-answer.js';
+import { AttemptDeadline } from './attempt-deadline.js';
+import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
 
 /** An upstream URL split as undici takes it (see upstreamTarget). */
@@ -37,14 +39,22 @@ export interface UpstreamJson {
 /**
  * Calls providers over one keep-alive undici Agent. A non-2xx answer is read, parsed best-effort and
  * thrown as an UpstreamFailure, so callers only ever see a successful response or a failure to classify.
+ * Every attempt has an overall deadline and every body read whole a size limit (`relay`); past either
+ * it fails with a non-transient UpstreamFailure naming the limit.
  *
  * @example
- * const client = new UpstreamClient();
+ * const client = new UpstreamClient(config.relay);
  * const { body } = await client.postJson(call);
  * const stream = await client.postStream({ ...call, body: { ...call.body, stream: true } });
  */
 export class UpstreamClient {
-  readonly #agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256 });
+  readonly #agent: Agent;
+  readonly #limits: WholeAnswerLimits;
+
+  constructor(private readonly relay: Pick<RelayConfig, 'connections' | 'maxAnswerBytes' | 'attemptDeadlineMs'>) {
+    this.#agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: relay.connections });
+    this.#limits = { maxBytes: relay.maxAnswerBytes, deadlineMs: relay.attemptDeadlineMs };
+  }
 
   /**
    * Sends the call and reads the whole answer as JSON. The bytes are collected straight from undici's
@@ -57,7 +67,7 @@ export class UpstreamClient {
     return new Promise((resolve, reject) => {
       this.#agent.dispatch(
         this.#options(call, undefined),
-        new WholeAnswer(call.signal, (outcome) => {
+        new WholeAnswer(call.signal, this.#limits, (outcome) => {
           try {
             resolve(readJson(call, outcome));
           } catch (error) {
@@ -68,18 +78,25 @@ export class UpstreamClient {
     });
   }
 
-  /** Sends the call and resolves once a successful answer's headers arrived; its body streams on. */
+  /**
+   * Sends the call and resolves once a successful answer's headers arrived; its body streams on. The
+   * attempt's deadline stays on the body: past it the body fails with the deadline's UpstreamFailure.
+   */
   async postStream(call: UpstreamCall): Promise<UpstreamResponse> {
+    const deadline = new AttemptDeadline(call.signal, this.relay.attemptDeadlineMs);
     let response: Dispatcher.ResponseData;
     try {
-      response = await this.#agent.request(this.#options(call, call.signal));
+      response = await this.#agent.request(this.#options(call, deadline));
     } catch (error) {
+      deadline.clear();
+      if (error instanceof UpstreamFailure) throw error;
       throw call.signal.aborted ? error : unreachable(error);
     }
+    response.body.once('close', () => deadline.clear());
     if (response.statusCode >= 200 && response.statusCode < 300) {
       return { status: response.statusCode, headers: response.headers, body: response.body };
     }
-    const text = await response.body.text().catch(() => '');
+    const text = await readBounded(response.body, this.relay.maxAnswerBytes);
     throw refusal(call, response.statusCode, response.headers, text);
   }
 
@@ -106,8 +123,30 @@ export class UpstreamClient {
   }
 }
 
+/** An error answer's text, at most `maxBytes` of it read (the rest is dropped with the connection); '' if it broke. */
+async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      if (bytes > maxBytes) break;
+    }
+  } catch (error) {
+    if (error instanceof UpstreamFailure) throw error;
+    return '';
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
+}
+
 function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson {
-  if (outcome.kind === 'failed') throw call.signal.aborted ? outcome.error : unreachable(outcome.error);
+  if (outcome.kind === 'failed') {
+    // A relay limit's failure is final as it is; anything else without an answer is unreachable.
+    if (outcome.error instanceof UpstreamFailure) throw outcome.error;
+    throw call.signal.aborted ? outcome.error : unreachable(outcome.error);
+  }
   const { status, headers, text, interrupted } = outcome;
   if (status < 200 || status >= 300) throw refusal(call, status, headers, interrupted ? '' : text);
   if (interrupted) throw unreadable(interrupted);

@@ -1,38 +1,57 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { CancelSignal } from '../http/index.js';
+import { UpstreamFailure, answerTooLarge, deadlineExceeded } from './upstream-failure.js';
 
 /** How a buffered upstream call ended. */
 export type WholeAnswerOutcome =
-  /** No status arrived: refused or reset connection, headers timeout, or the client left. */
+  /**
+   * No usable answer: refused or reset connection, headers timeout, the client left, or a relay limit
+   * passed (then `error` is that limit's UpstreamFailure, whatever had arrived).
+   */
   | { kind: 'failed'; error: Error }
   /** A status arrived; `interrupted` is set when the body then stopped before its end. */
   | { kind: 'answered'; status: number; headers: IncomingHttpHeaders; text: string; interrupted?: Error };
 
+/** What one buffered answer may cost (README "Relay limits"). */
+export interface WholeAnswerLimits {
+  maxBytes: number;
+  deadlineMs: number;
+}
+
 /**
  * An undici dispatch handler that collects an answer's bytes and reports once, at its end. Cancelled
- * by the client's departure like a `request()` with a signal would be.
+ * by the client's departure like a `request()` with a signal would be, and by its limits: past
+ * `maxBytes` or `deadlineMs` (from dispatch, so also while queued for a connection) it reports that
+ * limit's failure at once and aborts the request.
  *
  * @example
- * agent.dispatch(options, new WholeAnswer(departure, (outcome) => console.log(outcome.kind)));
+ * agent.dispatch(options, new WholeAnswer(departure, limits, (outcome) => console.log(outcome.kind)));
  */
 export class WholeAnswer implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers: IncomingHttpHeaders = {};
   #chunks: Buffer[] = [];
+  #bytes = 0;
   #done = false;
+  /** Why the request was stopped by this handler (a limit), if it was. */
+  #stopped: UpstreamFailure | undefined;
+  #timer: NodeJS.Timeout;
 
   constructor(
     private readonly signal: CancelSignal,
+    private readonly limits: WholeAnswerLimits,
     private readonly report: (outcome: WholeAnswerOutcome) => void,
   ) {
     signal.once('abort', this.#abort);
+    this.#timer = setTimeout(this.#expire, limits.deadlineMs);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    if (this.signal.aborted) this.#abort();
+    if (this.#stopped) controller.abort(this.#stopped);
+    else if (this.signal.aborted) this.#abort();
   }
 
   onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
@@ -40,17 +59,35 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     this.#status = status;
     this.#headers = headers;
     this.#chunks.length = 0;
+    this.#bytes = 0;
+    // A declared length past the limit fails before a byte of the body is read.
+    if (Number(headers['content-length']) > this.limits.maxBytes) this.#stop(answerTooLarge('an answer', this.limits.maxBytes));
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#chunks.push(chunk);
+    if (this.#done) return;
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.limits.maxBytes) this.#stop(answerTooLarge('an answer', this.limits.maxBytes));
+    else this.#chunks.push(chunk);
   }
 
   onResponseEnd(): void {
-    this.#finish({ kind: 'answered', status: this.#status, headers: this.#headers, text: this.#text() });
+    if (this.#done) return;
+    let text: string;
+    try {
+      text = this.#text();
+    } catch (error) {
+      // Decoding throws for a text past V8's maximum string length (2^29 - 24 characters, just under
+      // 512 MiB, the most maxAnswerBytes allows). Thrown inside undici's callback it was swallowed and
+      // the caller never answered; it is an answer too large, reported like the limit.
+      this.#finish({ kind: 'failed', error: new UpstreamFailure('Upstream provider sent an answer too large to decode as text', { exceeded: 'answer_size', cause: error }) });
+      return;
+    }
+    this.#finish({ kind: 'answered', status: this.#status, headers: this.#headers, text });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.#done) return;
     if (this.#status === 0 || this.signal.aborted) this.#finish({ kind: 'failed', error });
     else this.#finish({ kind: 'answered', status: this.#status, headers: this.#headers, text: this.#text(), interrupted: error });
   }
@@ -63,9 +100,23 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
   #finish(outcome: WholeAnswerOutcome): void {
     if (this.#done) return;
     this.#done = true;
+    this.#chunks = [];
+    clearTimeout(this.#timer);
     this.signal.off('abort', this.#abort);
     this.report(outcome);
   }
+
+  /** A limit passed: the caller hears it now, and the request (queued, waiting or reading) is cut. */
+  #stop(failure: UpstreamFailure): void {
+    if (this.#done) return;
+    this.#stopped = failure;
+    this.#finish({ kind: 'failed', error: failure });
+    this.#controller?.abort(failure);
+  }
+
+  readonly #expire = (): void => {
+    this.#stop(deadlineExceeded(this.limits.deadlineMs));
+  };
 
   // Before the request is on a socket there is no controller yet: onRequestStart aborts it then.
   readonly #abort = (): void => {
