@@ -37,6 +37,9 @@ export function parseConfig(input: ConfigInput | unknown, env: NodeJS.ProcessEnv
   const result = configSchema.safeParse(withoutUnsetKeys);
   if (!result.success) throw new ConfigError(`Invalid Tollgate configuration:\n  ${formatIssues(result.error)}`);
   const config = result.data;
+  // Organization names arrive from keys, journals and admin commands: a lookup must never find an
+  // inherited member (`toString`), so the table has no prototype at all.
+  config.organizations = Object.assign(Object.create(null) as ResolvedConfig['organizations'], config.organizations);
   for (const name of Object.keys(config.providers)) {
     if (disabledProviders.has(name)) delete config.providers[name]?.apiKey;
   }
