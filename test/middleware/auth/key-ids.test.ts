@@ -102,6 +102,29 @@ describe('key ids of configured keys', function () {
     }
   });
 
+  it('answer 503 policy_unavailable while an instance that started without Redis has not read the secret, then work', async function () {
+    this.timeout(20_000);
+    const own = await RedisServer.start();
+    try {
+      await own.stop();
+      const gateway = await startGateway({ keys: [{ key: KEY, org: 'acme' }], organizations: { acme: {} }, store: { kind: 'redis', url: own.url, prefix: 'away:' }, policyTimeoutMs: 200 }, { baseDir: tempDir() });
+      try {
+        assert.equal(await sqlStatus(gateway, KEY), 503, 'fail closed: the key cannot be named yet');
+        await own.restart();
+        let status = 0;
+        for (let i = 0; i < 100 && status !== 200; i++) {
+          status = await sqlStatus(gateway, KEY);
+          if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.equal(status, 200, 'named once Redis answers');
+      } finally {
+        await gateway.close();
+      }
+    } finally {
+      await own.close();
+    }
+  });
+
   it('are refused at config parse below the minimum strength, with a message saying how to make one', () => {
     const parse = (key: string) => parseConfig({ keys: [{ key, org: 'acme' }], organizations: { acme: {} } }, {});
     assert.throws(() => parse('tg-short-key-0123456789abcdef'), /keys\.0\.key: an API key must be at least 32 characters/);

@@ -92,6 +92,14 @@ describe('admin operations refuse bad arguments and change nothing', function ()
         assert.equal((await adminLedger()).length, 1);
       });
 
+      it('lets only one of two simultaneous top-ups through when together they would pass the bound', async () => {
+        const admin = open(store(), 0);
+        const outcomes = await Promise.allSettled([admin.topUp('acme', 5_000_000_000), admin.topUp('acme', 5_000_000_000)]);
+        assert.deepEqual(outcomes.map((outcome) => outcome.status).sort(), ['fulfilled', 'rejected']);
+        assert.equal((await admin.usage('acme')).wallet, 5_000_000_000);
+        assert.equal((await adminLedger()).length, 1);
+      });
+
       it('refuses organization names outside the rule, prototype names included, for every operation', async () => {
         const admin = open(store());
         for (const org of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '', 'acme\n', 'a\u0000b', 'x'.repeat(65), '-acme']) {

@@ -31,6 +31,7 @@ import type { JournalRecord } from './journal-record.js';
 export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
+  readonly #topUpsInFlight = new Map<string, number>();
   readonly #journal: Journal<JournalRecord> | undefined;
   #admissions = 0;
 
@@ -88,8 +89,15 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   async topUp(org: string, usd: number): Promise<{ wallet: number }> {
     const balances = this.#org(org);
     const micros = topUpMicros(usd);
-    if (balances.walletMicros + micros > MAX_BALANCE_MICROS) throw balanceTooLarge(org);
-    await this.#record({ t: 'topup', at: this.clock.now(), org, micros });
+    // Top-ups still waiting for their journal line count too, so two at once cannot pass the bound together.
+    const waiting = this.#topUpsInFlight.get(org) ?? 0;
+    if (balances.walletMicros + waiting + micros > MAX_BALANCE_MICROS) throw balanceTooLarge(org);
+    this.#topUpsInFlight.set(org, waiting + micros);
+    try {
+      await this.#record({ t: 'topup', at: this.clock.now(), org, micros });
+    } finally {
+      this.#topUpsInFlight.set(org, (this.#topUpsInFlight.get(org) ?? micros) - micros);
+    }
     return { wallet: microsToUsd(balances.walletMicros) };
   }
 

@@ -2,6 +2,9 @@ import { errorCatalog, ServiceError, type ErrorName } from '../errors/index.js';
 import type { AdminOperations, UsageReport } from '../policy/policy-types.js';
 import type { StoreHolder } from './store-holder.js';
 
+/** Longer than any admin operation takes (a journal fsync), short enough that a hung server does not hang the command. */
+const ANSWER_TIMEOUT_MS = 30_000;
+
 /**
  * `gate.admin` of the process that holds a memory store, reached over its admin channel: what
  * `tollgate admin` uses while a server runs on that store, so the change happens in the server's
@@ -40,6 +43,7 @@ export class RemoteAdmin implements AdminOperations {
         method: 'POST',
         headers: { authorization: `Bearer ${this.holder.token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ op, args }),
+        signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
       });
     } catch (cause) {
       throw new ServiceError('policy_unavailable', `The Tollgate server holding the store (process ${this.holder.pid}) did not answer; check whether the operation took effect before repeating it`, { cause });
