@@ -33,7 +33,7 @@ async function memoryWithOpenStreams(count: number): Promise<{ before: { rss: nu
     const body = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     const streams = await Promise.all(
       Array.from({ length: count }, async () => {
-        const response = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001' }, body });
+        const response = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body });
         const reader = response.body[Symbol.asyncIterator]();
         await reader.next();
         return response;
@@ -64,7 +64,7 @@ export async function gatewayBench(): Promise<string> {
     const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
     const portkey = await startPortkey(18_000 + Math.floor(Math.random() * 1000));
     started.push(proxy, topLevelProxy, jsonProxy, gateway, portkey);
-    const auth = { authorization: 'Bearer tg-bench-key-0001' };
+    const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
 
     const rows = await interleavedLoad(
       [

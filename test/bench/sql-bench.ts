@@ -16,7 +16,7 @@ export async function sqlBench(): Promise<string> {
     started.push(bare, roundTrip, tollgate);
     const select = JSON.stringify({ query: 'SELECT id, name FROM items WHERE id = 42' });
     const insert = JSON.stringify({ query: "INSERT INTO log VALUES (unixepoch(), 'written')", context: { db: 'disk' } });
-    const auth = { authorization: 'Bearer tg-bench-key-0001' };
+    const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
     const [baseline, floor, reads, writes] = await interleavedLoad(
       [
         { name: 'bare node:http, constant JSON', url: bare.url, body: select },

@@ -12,15 +12,15 @@ describe('@tollgate/client against a real Tollgate', () => {
     gateway = await startGateway({
       defaultCatalog: false,
       keys: [
-        { key: 'tg-client-test-0001', org: 'acme' },
-        { key: 'tg-client-broke-001', org: 'broke' },
+        { key: 'tg-client-test-0001-0123456789abcdef', org: 'acme' },
+        { key: 'tg-client-broke-001-0123456789abcdef', org: 'broke' },
       ],
       organizations: { acme: { wallet: 10 }, broke: { wallet: 0 } },
       providers: { openai: { kind: 'openai', baseUrl: openai.baseUrl, apiKey: 'sk-fake-openai' } },
       models: { gpt: { routes: [{ provider: 'openai', model: 'gpt-4o' }] } },
       sql: { databases: { main: {}, other: {} } },
     });
-    tg = new TollgateClient({ baseUrl: gateway.url, apiKey: 'tg-client-test-0001' });
+    tg = new TollgateClient({ baseUrl: gateway.url, apiKey: 'tg-client-test-0001-0123456789abcdef' });
   });
   after(async () => {
     await gateway.close();
@@ -65,7 +65,7 @@ describe('@tollgate/client against a real Tollgate', () => {
   });
 
   it('raises WalletEmptyError with the recovery URL', async () => {
-    const broke = new TollgateClient({ baseUrl: gateway.url, apiKey: 'tg-client-broke-001' });
+    const broke = new TollgateClient({ baseUrl: gateway.url, apiKey: 'tg-client-broke-001-0123456789abcdef' });
     const error = await broke.chat({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     assert.ok(error instanceof WalletEmptyError);
     assert.equal(error.recoveryUrl, '/console/billing');

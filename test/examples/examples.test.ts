@@ -18,8 +18,8 @@ const examples = ['express', 'koa', 'connect'].map((name) => ({
   load: (): Promise<{ start: StartExample }> => import(`../../examples/${name}/server.js`),
 }));
 
-const KEY = 'tg-example-key-0001';
-const BROKE_KEY = 'tg-example-broke-01';
+const KEY = 'tg-example-key-0001-0123456789abcdef';
+const BROKE_KEY = 'tg-example-broke-01-0123456789abcdef';
 
 for (const example of examples) {
   describe(`examples/${example.name}`, () => {

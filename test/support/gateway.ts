@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tollgate, type ConfigInput, type Tollgate, type TollgateOptions } from '@tollgate/middleware';
 
-export const TEST_KEY = 'tg-test-key-0001';
+export const TEST_KEY = 'tg-test-key-0001-0123456789abcdef';
 
 export interface RunningGateway {
   url: string;

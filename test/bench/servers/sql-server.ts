@@ -7,7 +7,7 @@ import { tollgate } from '@tollgate/middleware';
 
 const gate = tollgate(
   {
-    keys: [{ key: 'tg-bench-key-0001', org: 'bench' }],
+    keys: [{ key: 'tg-bench-key-0001-0123456789abcdef', org: 'bench' }],
     organizations: { bench: {} },
     sql: { databases: { main: {}, disk: { file: 'bench.sqlite' } } },
   },
@@ -17,7 +17,7 @@ const server = createServer(gate);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', async () => {
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/sql/query`;
-  const post = (query: string, db = 'main') => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001' }, body: JSON.stringify({ query, context: { db } }) });
+  const post = (query: string, db = 'main') => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body: JSON.stringify({ query, context: { db } }) });
   await post("CREATE TABLE items(id INTEGER PRIMARY KEY, name TEXT); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000) INSERT INTO items SELECT x, 'row ' || x FROM c");
   await post('CREATE TABLE log(at INTEGER, note TEXT)', 'disk');
   process.send?.({ port: (server.address() as { port: number }).port });

@@ -5,7 +5,7 @@ import { tollgate } from '@tollgate/middleware';
 const gate = tollgate(
   {
     defaultCatalog: false,
-    keys: [{ key: 'tg-bench-key-0001', org: 'bench' }],
+    keys: [{ key: 'tg-bench-key-0001-0123456789abcdef', org: 'bench' }],
     organizations: { bench: { wallet: 1_000_000 } },
     providers: { upstream: { kind: 'openai', baseUrl: process.env.UPSTREAM_URL!, apiKey: 'sk-bench' } },
     models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: 1, output: 2 }, maxOutputTokens: 4096 } },

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { adminCli } from '../../support/cli-process.js';
 import { RedisServer } from '../../support/redis-server.js';
 
 const CLI = fileURLToPath(new URL('../../../packages/middleware/src/cli.ts', import.meta.url));
@@ -44,5 +45,32 @@ describe('tollgate admin', function () {
     assert.equal((JSON.parse(output) as { wallet: number }).wallet, 3);
     assert.equal(readFileSync(join(dir, 'pending.jsonl'), 'utf8'), waiting);
     assert.equal(statSync(join(dir, 'pending.jsonl')).ino, before, 'not replaced by a rewrite');
+  });
+
+  for (const kind of ['memory', 'redis'] as const) {
+    it(`refuses a top-up of 1e308 and a prototype organization name with exit code 1, a clear message and nothing changed (${kind} store)`, async () => {
+      const store = kind === 'memory' ? { kind, file: 'state.json' } : { kind, url: redis.url, prefix: `admin-edges-${Date.now()}:` };
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ organizations: { acme: { wallet: 3 } }, store }));
+      for (const [args, message] of [
+        [['topup', 'acme', '1e308'], /A top-up is a positive amount of USD such as 12 or 0\.5/],
+        [['topup', 'toString', '1'], /organization name "toString" is reserved/],
+      ] as const) {
+        const { code, output } = await adminCli(dir, '--config', 'config.json', ...args);
+        assert.equal(code, 1, output);
+        assert.match(output, message);
+        assert.doesNotMatch(output, /\n\s+at /, 'no stack trace');
+      }
+      assert.equal(JSON.parse((await adminCli(dir, '--config', 'config.json', 'usage', 'acme')).output).wallet, 3);
+    });
+  }
+
+  it('refuses a payment method other than on|off and scopes other than models,sql', async () => {
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ organizations: { acme: {} }, store: { kind: 'memory', file: 'state.json' } }));
+    const payment = await adminCli(dir, '--config', 'config.json', 'payment-method', 'acme', 'yes');
+    assert.equal(payment.code, 1);
+    assert.match(payment.output, /A payment method is "on" or "off" \(got "yes"\)/);
+    const scopes = await adminCli(dir, '--config', 'config.json', 'keys', 'create', 'acme', '--scopes', 'models,admin');
+    assert.equal(scopes.code, 1);
+    assert.match(scopes.output, /Key scopes are a non-empty list of "models" and "sql"/);
   });
 });

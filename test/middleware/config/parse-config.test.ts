@@ -5,8 +5,8 @@ import { tollgate } from '@tollgate/middleware';
 describe('configuration', () => {
   it('reads ${NAME} from the environment without touching the input object', () => {
     const input = { keys: [{ key: '${TG_KEY}', org: 'acme' }], organizations: { acme: {} } };
-    const { config } = parseConfig(input, { TG_KEY: 'tg-from-environment' });
-    assert.equal(config.keys[0]?.key, 'tg-from-environment');
+    const { config } = parseConfig(input, { TG_KEY: 'tg-from-environment-0123456789abcdef' });
+    assert.equal(config.keys[0]?.key, 'tg-from-environment-0123456789abcdef');
     assert.equal(input.keys[0]?.key, '${TG_KEY}');
   });
 
@@ -33,7 +33,7 @@ describe('configuration', () => {
 
   it('rejects a route to a provider that is not declared, and a key of an unknown organization', () => {
     assert.throws(() => parseConfig({ models: { m: { routes: [{ provider: 'nowhere', model: 'x' }] } } }, {}), /provider "nowhere" is not declared/);
-    assert.throws(() => parseConfig({ keys: [{ key: 'tg-long-enough', org: 'ghost' }] }, {}), /organization "ghost" is not declared/);
+    assert.throws(() => parseConfig({ keys: [{ key: 'tg-long-enough-0123456789abcdef-0', org: 'ghost' }] }, {}), /organization "ghost" is not declared/);
   });
 
   it('rejects unknown fields so typos do not pass silently', () => {

@@ -3,7 +3,7 @@ import { startFakeAnthropic, startFakeOpenAI } from '../../fakes/index.js';
 import { TEST_KEY, startGateway, type RunningGateway } from '../../support/gateway.js';
 
 export { TEST_KEY };
-export const SQL_ONLY_KEY = 'tg-sql-only-key-01';
+export const SQL_ONLY_KEY = 'tg-sql-only-key-01-0123456789abcdef';
 
 type Fakes = { openai: Awaited<ReturnType<typeof startFakeOpenAI>>; anthropic: Awaited<ReturnType<typeof startFakeAnthropic>> };
 

@@ -5,7 +5,7 @@ import connect from 'connect';
 import express from 'express';
 import { tollgate, type Tollgate } from '@tollgate/middleware';
 
-const KEY = 'tg-mount-test-0001';
+const KEY = 'tg-mount-test-0001-0123456789abcdef';
 const config = { keys: [{ key: KEY, org: 'acme' }], organizations: { acme: {} } };
 
 async function listen(handler: RequestListener): Promise<{ url: string; server: Server }> {

@@ -11,7 +11,7 @@ export class TestClock {
   }
 }
 
-export const keyOf = (org: string) => `tg-policy-${org}-key`;
+export const keyOf = (org: string) => `tg-policy-${org}-key-0123456789abcdef`;
 
 /** Fake upstreams and one Tollgate with an organization per scenario. */
 export async function startPolicyStack(organizations: ConfigInput['organizations'], options: { store?: ConfigInput['store']; clock?: TestClock } = {}) {

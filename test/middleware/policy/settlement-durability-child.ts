@@ -6,7 +6,7 @@ const [dir, upstream] = process.argv.slice(2) as [string, string];
 const gate = tollgate(
   {
     defaultCatalog: false,
-    keys: [{ key: 'tg-settle-key-0001', org: 'acme' }],
+    keys: [{ key: 'tg-settle-key-0001-0123456789abcdef', org: 'acme' }],
     organizations: { acme: { wallet: 100 } },
     providers: { openai: { kind: 'openai', baseUrl: upstream, apiKey: 'sk-fake-openai' } },
     models: { gpt: { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 2.5, output: 10 } } },

@@ -26,7 +26,7 @@ describe('settlements survive SIGKILL (memory store with a journal file)', () =>
     const client = async () => {
       while (true) {
         try {
-          const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-settle-key-0001' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'one two three' }] }) });
+          const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-settle-key-0001-0123456789abcdef' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'one two three' }] }) });
           await response.json();
           if (response.status === 200) completed++;
         } catch {

@@ -4,7 +4,7 @@ import { tollgate } from '@tollgate/middleware';
 
 const dir = process.argv[2]!;
 const gate = tollgate(
-  { keys: [{ key: 'tg-durable-key-001', org: 'acme' }], organizations: { acme: {} }, sql: { databases: { main: { file: 'main.sqlite' } } } },
+  { keys: [{ key: 'tg-durable-key-001-0123456789abcdef', org: 'acme' }], organizations: { acme: {} }, sql: { databases: { main: { file: 'main.sqlite' } } } },
   { baseDir: dir, logger: { info() {}, error() {} } },
 );
 await gate.ready();

@@ -17,7 +17,7 @@ describe('SQL durability', () => {
   it('keeps every acknowledged insert when the process is killed with SIGKILL mid-stream', async () => {
     const child = fork(fileURLToPath(new URL('./durability-child.ts', import.meta.url)), [dir], { execArgv: ['--conditions=tollgate-source', '--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const { url } = await new Promise<{ url: string }>((resolve) => child.once('message', (m) => resolve(m as { url: string })));
-    const post = (query: string) => fetch(`${url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-durable-key-001' }, body: JSON.stringify({ query }) });
+    const post = (query: string) => fetch(`${url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-durable-key-001-0123456789abcdef' }, body: JSON.stringify({ query }) });
     assert.equal((await post('CREATE TABLE IF NOT EXISTS log(n INTEGER)')).status, 200);
 
     const acknowledged: number[] = [];

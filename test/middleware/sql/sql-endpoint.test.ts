@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postJson, startGateway, TEST_KEY, type RunningGateway } from '../../support/gateway.js';
 
-const MODELS_ONLY_KEY = 'tg-models-only-0001';
+const MODELS_ONLY_KEY = 'tg-models-only-0001-0123456789abcdef';
 
 describe('POST /api/sql/query', () => {
   let gateway: RunningGateway;

@@ -16,7 +16,7 @@ const PRICE = { input: 2.5, output: 10 };
 /** 10 input + 20 output tokens at 2.5 / 10 USD per million: 25 + 200 = 225 micro-dollars. */
 const USAGE = { inputTokens: 10, outputTokens: 20 };
 const COST = 225;
-const KEY = 'tg-store-test-key-0001';
+const KEY = 'tg-store-test-key-0001-0123456789abcdef';
 
 const request = (billing: 'wallet' | 'included' = 'wallet'): AdmissionRequest => ({
   principal: { keyId: 'config-0-' + hashKey(KEY).slice(0, 8), org: 'acme', scopes: ['models'] },
@@ -318,7 +318,8 @@ describe('policy stores (memory with a journal file, redis)', function () {
       assert.equal(await revokedAt(b.keys, hashKey(KEY)), true);
       const c = await start(config, { acme: { wallet: 1 } });
       assert.equal(c.keys.find(hashKey(KEY))?.revoked, true, 'an instance started later reads the revocations');
-      assert.equal((await denial(b.policy.admit(request()))).kind, 'unauthorized');
+      const configuredKeyId = b.keys.find(hashKey(KEY))!.keyId;
+      assert.equal((await denial(b.policy.admit({ ...request(), principal: { ...request().principal, keyId: configuredKeyId } }))).kind, 'unauthorized');
     });
   });
 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { ServiceError } from '../errors/index.js';
-import { hashKey, type KeyRing, type Principal, type Scope } from './key-ring.js';
+import { hashKey, PENDING_ID, type KeyRing, type Principal, type Scope } from './key-ring.js';
 
 /**
  * The key a request presents: `Authorization: Bearer <key>` (OpenAI SDK) or `x-api-key` (Anthropic SDK).
@@ -31,6 +31,8 @@ export async function authenticate(req: IncomingMessage, keys: KeyRing, scope: S
   const record = keys.find(sha256) ?? (await keys.resolve(sha256));
   if (!record || record.revoked) throw new ServiceError('unauthorized', 'Invalid or revoked API key');
   if (!record.scopes.includes(scope)) throw new ServiceError('forbidden_scope', `This API key lacks the "${scope}" scope`);
+  // A configured key is named once the store has the installation's secret (a Redis that was away at start).
+  if (record.keyId === PENDING_ID) throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds');
   return { keyId: record.keyId, org: record.org, scopes: record.scopes };
 }
 

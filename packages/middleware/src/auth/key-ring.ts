@@ -1,4 +1,4 @@
-import { hash, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, hash, randomBytes, randomUUID } from 'node:crypto';
 import type { KeyConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 
@@ -11,7 +11,12 @@ export interface Principal {
   scopes: readonly Scope[];
 }
 
-/** A stored key: only its SHA-256 is kept, never the key itself. */
+/**
+ * A stored key: only its SHA-256 is kept, never the key itself. Unkeyed SHA-256 is enough because
+ * every key is strong (configured keys ≥ 128 bits, enforced at config parse; created keys 192 bits):
+ * no search recovers such a key from its hash, and an unkeyed hash keeps `sha256` config entries
+ * computable with `sha256sum` and equal on every instance.
+ */
 export interface KeyRecord extends Principal {
   sha256: string;
   revoked: boolean;
@@ -42,13 +47,41 @@ export class KeyRing {
   readonly #byHash = new Map<string, KeyRecord>();
   #remoteLookup: ((sha256: string) => Promise<KeyRecord | undefined>) | undefined;
 
+  /** Configured keys without an explicit id wait here for `assignConfiguredIds`. */
+  readonly #unnamed: KeyRecord[] = [];
+  /** The ids earlier versions derived from a configured key's bare hash: revocations made under them still hold. */
+  readonly #legacyIds = new Map<string, KeyRecord>();
+
+  /**
+   * Configured keys. One without an `id` gets its id from `assignConfiguredIds` once the store knows the
+   * installation's secret; until then it authenticates as policy_unavailable (fail closed).
+   */
   static fromConfig(keys: readonly KeyConfig[]): KeyRing {
     const ring = new KeyRing();
     keys.forEach((entry, index) => {
       const sha256 = entry.sha256 ?? hashKey(entry.key ?? '');
-      ring.add({ keyId: entry.id ?? `config-${index}-${sha256.slice(0, 8)}`, org: entry.org, scopes: entry.scopes, sha256, revoked: false });
+      const record: KeyRecord = { keyId: entry.id ?? PENDING_ID, org: entry.org, scopes: entry.scopes, sha256, revoked: false };
+      ring.add(record);
+      if (entry.id !== undefined) return;
+      ring.#unnamed.push(record);
+      ring.#legacyIds.set(`config-${index}-${sha256.slice(0, 8)}`, record);
     });
     return ring;
+  }
+
+  /**
+   * Names the configured keys that have no `id`: `cfg_` + 64 bits of HMAC-SHA-256 of the key's hash under
+   * the installation's secret. Stable across restarts (same secret, same key), the same on every
+   * instance sharing a store, and, unlike a prefix of the bare hash, no help to anyone guessing the key
+   * from a ledger line.
+   */
+  assignConfiguredIds(secret: string): void {
+    for (const record of this.#unnamed) record.keyId = `cfg_${createHmac('sha256', secret).update(record.sha256).digest('hex').slice(0, 16)}`;
+  }
+
+  /** The configured keys as earlier versions named them, for stores that hold revocations under those names. */
+  legacyIds(): ReadonlyMap<string, KeyRecord> {
+    return this.#legacyIds;
   }
 
   add(record: KeyRecord): void {
@@ -81,7 +114,8 @@ export class KeyRing {
 
   /** Revokes by key id, by hash or by the key itself; answers whether anything was revoked. */
   revoke(keyOrId: string): KeyRecord | undefined {
-    const record = this.#byHash.get(keyOrId) ?? this.#byHash.get(hashKey(keyOrId)) ?? [...this.#byHash.values()].find((r) => r.keyId === keyOrId);
+    if (keyOrId === PENDING_ID) return undefined;
+    const record = this.#byHash.get(keyOrId) ?? this.#byHash.get(hashKey(keyOrId)) ?? [...this.#byHash.values()].find((r) => r.keyId === keyOrId) ?? this.#legacyIds.get(keyOrId);
     if (record) record.revoked = true;
     return record;
   }
@@ -90,7 +124,11 @@ export class KeyRing {
     return [...this.#byHash.values()];
   }
 
+  /** A created key's id: random, so it says nothing about the key. */
   static newKeyId(): string {
     return `key_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
   }
 }
+
+/** The key id of a configured key before `assignConfiguredIds` ran. */
+export const PENDING_ID = '';

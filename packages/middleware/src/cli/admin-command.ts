@@ -1,34 +1,38 @@
 import type { Command } from 'commander';
-import { loadConfigFile, type ConfigInput } from '../config/index.js';
-import { tollgate } from '../tollgate.js';
-import type { AdminOperations } from '../policy/index.js';
+import { KeyRing } from '../auth/index.js';
+import { loadConfigFile, parseConfig, type ConfigInput } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
+import { createPolicy, type AdminOperations } from '../policy/index.js';
+import { systemClock } from '../runtime-clock.js';
 import { embeddedConfig } from './embedded-config.js';
 
 /**
- * `tollgate admin …`: the operations of `gate.admin`, against the configured store. With the memory store
- * they change its journal file, so run them while no server uses that file (a running server reads it
- * only at start); with Redis they take effect on every instance at once.
+ * `tollgate admin …`: the operations of `gate.admin`, against the configured store. With a memory store
+ * whose file a server holds, the operation is forwarded to that server over its admin channel, so it
+ * changes the server's state at once (a revoked key is refused by the very next request); with no server,
+ * the command holds the store itself for the moment of the operation. With Redis they take effect on
+ * every instance at once.
  */
 export function registerAdminCommand(program: Command): void {
   const admin = program.command('admin').description('manage balances, payment methods and keys').option('-c, --config <file>', 'JSON config file').option('--data <dir>', 'directory of the embedded default', 'data');
 
   const run = (operation: (ops: AdminOperations) => Promise<unknown>) => async () => {
     const { config: file, data } = admin.opts<{ config?: string; data: string }>();
-    const config = withoutPendingFile(file ? loadConfigFile(file).config : embeddedConfig(data).config);
-    const gate = tollgate(config, { logger: { info() {}, error: (m, e) => console.error(m, e) } });
+    const { config } = parseConfig(withoutPendingFile(file ? loadConfigFile(file).config : embeddedConfig(data).config));
+    const { policy, admin: operations } = await createPolicy({ config, keys: KeyRing.fromConfig(config.keys), clock: systemClock, baseDir: process.cwd(), logger: { error: (m, e) => console.error(m, e) }, role: 'admin' });
     try {
-      const result = await operation(gate.admin);
+      const result = await operation(operations);
       if (result !== undefined) console.log(JSON.stringify(result, null, 2));
     } finally {
-      await gate.close();
+      await policy.close();
     }
   };
 
-  admin.command('topup <org> <usd>').description('add USD credit to an organization\'s wallet').action((org: string, usd: string) => run((ops) => ops.topUp(org, Number(usd)))());
+  admin.command('topup <org> <usd>').description('add USD credit to an organization\'s wallet').action((org: string, usd: string) => run((ops) => ops.topUp(org, usdArgument(usd)))());
   admin
     .command('payment-method <org> <state>')
     .description('record whether the organization has a payment method (on|off)')
-    .action((org: string, state: string) => run((ops) => ops.setPaymentMethod(org, state === 'on'))());
+    .action((org: string, state: string) => run((ops) => ops.setPaymentMethod(org, onOff(state)))());
   const keys = admin.command('keys').description('create or revoke API keys');
   keys
     .command('create <org>')
@@ -36,6 +40,17 @@ export function registerAdminCommand(program: Command): void {
     .action((org: string, options: { scopes: string }) => run((ops) => ops.createKey(org, options.scopes.split(',') as ('models' | 'sql')[]))());
   keys.command('revoke <keyOrId>').action((keyOrId: string) => run(async (ops) => ({ revoked: await ops.revokeKey(keyOrId) }))());
   admin.command('usage <org>').description('balances and totals of an organization').action((org: string) => run((ops) => ops.usage(org))());
+}
+
+/** A decimal amount of USD as typed (`12`, `0.5`); anything else (`1e308`, `0x10`, `ten`) is refused. */
+function usdArgument(text: string): number {
+  if (!/^\d{1,10}(\.\d{1,6})?$/.test(text)) throw new ServiceError('invalid_request', `A top-up is a positive amount of USD such as 12 or 0.5, with at most 6 decimals (got "${text.slice(0, 40)}")`);
+  return Number(text);
+}
+
+function onOff(state: string): boolean {
+  if (state !== 'on' && state !== 'off') throw new ServiceError('invalid_request', `A payment method is "on" or "off" (got "${state.slice(0, 40)}")`);
+  return state === 'on';
 }
 
 /**

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ConfigInput } from '../config/index.js';
 import { generateKey, hashKey } from '../auth/index.js';
+import { ensurePrivateDir, writePrivateFileSync } from '../files/index.js';
 
 /** Requests the embedded default's organization may have in flight at once (README "Try it"). */
 export const EMBEDDED_CONCURRENCY = 16;
@@ -10,20 +11,22 @@ export const EMBEDDED_CONCURRENCY = 16;
  * The embedded default of `tollgate serve` without a config file: a file-backed SQLite database and a
  * durable memory store under `./data`, the default model catalog (providers from the usual environment
  * variables), one local organization with USD 10 of credit and at most 16 requests in flight (so one
- * client cannot hold every upstream connection), and a development key kept in `./data/dev-key` so that
- * restarts keep it.
+ * client cannot hold every upstream connection), and a development key kept in `./data/dev-key` (0600, in a
+ * 0700 directory) so that restarts keep it. `devKeyCreated` says whether this call made the key: only then is
+ * it shown (it stays readable in its file, not in every log).
  */
-export function embeddedConfig(dataDir: string): { config: ConfigInput; devKey: string } {
-  mkdirSync(dataDir, { recursive: true });
+export function embeddedConfig(dataDir: string): { config: ConfigInput; devKey: string; devKeyCreated: boolean } {
+  ensurePrivateDir(dataDir);
   const keyFile = join(dataDir, 'dev-key');
   let devKey = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
-  if (!devKey) {
+  const devKeyCreated = !devKey;
+  if (devKeyCreated) {
     devKey = generateKey();
-    writeFileSync(keyFile, `${devKey}\n`, { mode: 0o600 });
-    chmodSync(keyFile, 0o600);
+    writePrivateFileSync(keyFile, `${devKey}\n`);
   }
   return {
     devKey,
+    devKeyCreated,
     config: {
       keys: [{ sha256: hashKey(devKey), org: 'local', id: 'dev-key', scopes: ['models', 'sql'] }],
       organizations: { local: { wallet: 10, limits: { concurrency: EMBEDDED_CONCURRENCY } } },

@@ -18,8 +18,9 @@ export function registerServeCommand(program: Command): void {
     .action(async (options: { config?: string; host: string; port: number; data: string }) => {
       let config: ConfigInput;
       let devKey: string | undefined;
+      let devKeyCreated = false;
       if (options.config) config = loadConfigFile(options.config).config;
-      else ({ config, devKey } = embeddedConfig(options.data));
+      else ({ config, devKey, devKeyCreated } = embeddedConfig(options.data));
       const gate = tollgate(config);
       await gate.ready();
       const app = connect();
@@ -29,9 +30,13 @@ export function registerServeCommand(program: Command): void {
       const { port } = server.address() as AddressInfo;
       const base = `http://${options.host}:${port}`;
       console.log(`Tollgate listening on ${base}`);
-      if (devKey) {
-        console.log(`Development key (kept in ${options.data}/dev-key): ${devKey}`);
+      // The key is printed once, when it is made; afterwards only where it is kept (logs outlive terminals).
+      if (devKey && devKeyCreated) {
+        console.log(`Development key (kept in ${options.data}/dev-key, shown only now): ${devKey}`);
         console.log(`Try: curl -s ${base}/api/sql/query -H 'Authorization: Bearer ${devKey}' -H 'content-type: application/json' -d '{"query":"SELECT sqlite_version() AS version"}'`);
+      } else if (devKey) {
+        console.log(`Development key: in ${options.data}/dev-key`);
+        console.log(`Try: curl -s ${base}/api/sql/query -H "Authorization: Bearer $(cat ${options.data}/dev-key)" -H 'content-type: application/json' -d '{"query":"SELECT sqlite_version() AS version"}'`);
       }
       const shutdown = () => {
         server.close();

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { keyStrengthProblem } from './key-strength.js';
+import { organizationNameProblem } from './organization-name.js';
 
 /** Parameter capability of a model: `false` — it cannot take it (dropped); a range — clamped into it. */
 const paramRule = z.union([
@@ -6,12 +8,24 @@ const paramRule = z.union([
   z.object({ min: z.number().optional(), max: z.number().optional() }).strict(),
 ]);
 
+/** Organization names follow one rule everywhere (config-schema, admin operations): see organization-name.ts. */
+const organizationName = z.string().superRefine((name, ctx) => {
+  const problem = organizationNameProblem(name);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 const keyEntry = z
   .object({
-    key: z.string().min(8, 'an API key must be at least 8 characters').optional(),
+    key: z
+      .string()
+      .superRefine((key, ctx) => {
+        const problem = keyStrengthProblem(key);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits').optional(),
     id: z.string().min(1).optional(),
-    org: z.string().min(1),
+    org: organizationName,
     scopes: z.array(z.enum(['models', 'sql'])).default(['models', 'sql']),
   })
   .strict()
@@ -21,7 +35,8 @@ const keyEntry = z
 
 const organization = z
   .object({
-    wallet: z.number().finite().default(0),
+    // Balances are integer micro-dollars and must stay exact (safe integers): about USD 9 billion at most.
+    wallet: z.number().min(-9_007_199_254).max(9_007_199_254).default(0),
     paymentMethod: z.boolean().default(false),
     included: z
       .object({
@@ -127,7 +142,7 @@ const relay = z
 export const configSchema = z
   .object({
     keys: z.array(keyEntry).default([]),
-    organizations: z.record(z.string(), organization).default({}),
+    organizations: z.record(organizationName, organization).default({}),
     providers: z.record(z.string(), provider).default({}),
     models: z.record(z.string(), model).default({}),
     /** When false, only the configured models are served (no default catalog). */

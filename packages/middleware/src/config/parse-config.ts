@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { configSchema, type ConfigInput, type ResolvedConfig } from './config-schema.js';
 import { interpolateEnv } from './interpolate-env.js';
+import { organizationNameProblem } from './organization-name.js';
 
 /** A configuration that cannot start; the message names every offending field. */
 export class ConfigError extends Error {
@@ -33,10 +34,15 @@ export function parseConfig(input: ConfigInput | unknown, env: NodeJS.ProcessEnv
   }
   if (fatal.length > 0) throw new ConfigError(`Invalid Tollgate configuration:\n  ${fatal.join('\n  ')}`);
 
+  const badNames = organizationNameProblems(value);
+  if (badNames.length > 0) throw new ConfigError(`Invalid Tollgate configuration:\n  ${badNames.join('\n  ')}`);
   const withoutUnsetKeys = dropUnsetKeys(value, unset);
   const result = configSchema.safeParse(withoutUnsetKeys);
   if (!result.success) throw new ConfigError(`Invalid Tollgate configuration:\n  ${formatIssues(result.error)}`);
   const config = result.data;
+  // Organization names arrive from keys, journals and admin commands: a lookup must never find an
+  // inherited member (`toString`), so the table has no prototype at all.
+  config.organizations = Object.assign(Object.create(null) as ResolvedConfig['organizations'], config.organizations);
   for (const name of Object.keys(config.providers)) {
     if (disabledProviders.has(name)) delete config.providers[name]?.apiKey;
   }
@@ -68,6 +74,19 @@ function dropUnsetKeys(value: unknown, unset: { path: (string | number)[] }[]): 
   const record = value as Record<string, unknown>;
   const keys = Array.isArray(record.keys) ? record.keys.filter((_, index) => !dropped.has(index)) : record.keys;
   return { ...record, keys };
+}
+
+/**
+ * Organization names checked on the raw input, before the schema: zod drops a `__proto__` key of a
+ * record silently, and a config must not lose an organization without a word.
+ */
+function organizationNameProblems(value: unknown): string[] {
+  const organizations = (value as { organizations?: unknown } | null)?.organizations;
+  if (typeof organizations !== 'object' || organizations === null) return [];
+  return Object.keys(organizations).flatMap((name) => {
+    const problem = organizationNameProblem(name);
+    return problem ? [`organizations: ${problem}`] : [];
+  });
 }
 
 function checkReferences(config: ResolvedConfig): void {

@@ -1,10 +1,13 @@
 export type { Policy, Admission, AdmissionRequest, Usage, AdminOperations, UsageReport } from './policy-types.js';
 export { usdToMicros, microsToUsd, costMicros } from './money.js';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';
+import { installationSecret } from '../files/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
 import type { Logger } from '../logger.js';
-import { MemoryPolicyStore, RedisPolicyStore } from '../store/index.js';
+import { MemoryPolicyStore, RedisPolicyStore, RemoteAdmin, StoreOwner, type StoreRole } from '../store/index.js';
 import type { AdminOperations, Policy } from './policy-types.js';
 
 export interface PolicyOptions {
@@ -14,6 +17,11 @@ export interface PolicyOptions {
   baseDir: string;
   /** Where a ledger line that could not be written is reported; stderr by default. */
   logger?: Pick<Logger, 'error'>;
+  /**
+   * Who opens a memory store's file: a server (the default; refused while another server holds it) or
+   * `tollgate admin` (forwarded to the server holding it, if one does). Redis needs no owner.
+   */
+  role?: StoreRole;
 }
 
 /**
@@ -29,6 +37,28 @@ export async function createPolicy(options: PolicyOptions): Promise<{ policy: Po
     const store = await RedisPolicyStore.connect(options);
     return { policy: store, admin: store };
   }
-  const store = await MemoryPolicyStore.open(config, options.keys, options.clock, options.baseDir, options.logger);
-  return { policy: store, admin: store };
+  const file = config.store.kind === 'memory' && config.store.file ? resolve(options.baseDir, config.store.file) : undefined;
+  if (!file) {
+    // Nothing is kept: ids need only be stable for this process's life.
+    options.keys.assignConfiguredIds(randomBytes(32).toString('hex'));
+    const store = await MemoryPolicyStore.open(config, options.keys, options.clock, options.baseDir, options.logger);
+    return { policy: store, admin: store };
+  }
+  // One process owns a memory store's file (issue 15 item 10); an admin command reaches it through it.
+  const claim = await StoreOwner.claim(file, options.role ?? 'server');
+  if (claim.holder) {
+    const refuse = () => Promise.reject(new Error('An admin command forwarding to the store\'s server admits no requests'));
+    return { policy: { admit: refuse, close: async () => undefined }, admin: new RemoteAdmin(claim.holder) };
+  }
+  const { owner } = claim;
+  try {
+    options.keys.assignConfiguredIds(installationSecret(`${file}.key-id-secret`));
+    const store = await MemoryPolicyStore.open(config, options.keys, options.clock, options.baseDir, options.logger);
+    owner.serve(store);
+    const policy: Policy = { admit: (request) => store.admit(request), close: () => owner.release(() => store.close()) };
+    return { policy, admin: store };
+  } catch (error) {
+    await owner.release();
+    throw error;
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { ensurePrivateDir } from '../files/index.js';
 import type { QueryOutcome, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 
@@ -67,7 +68,7 @@ export class SqlDatabase {
 
   constructor(private readonly options: SqlDatabaseOptions) {
     this.#image = options.file ? readImage(options.file) : null;
-    if (options.file) mkdirSync(dirname(options.file), { recursive: true });
+    if (options.file) ensurePrivateDir(dirname(options.file));
     this.#starting = this.#boot();
   }
 

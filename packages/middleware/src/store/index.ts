@@ -2,3 +2,5 @@ export { MemoryPolicyStore } from './memory-policy-store.js';
 export { RedisPolicyStore } from './redis-policy-store.js';
 export { Journal } from './journal.js';
 export type { JournalRecord } from './journal-record.js';
+export { StoreOwner, StoreInUseError, type StoreRole } from './store-owner.js';
+export { RemoteAdmin } from './remote-admin.js';

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, truncateSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { readFileSync, truncateSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { ensurePrivateDir, openPrivate } from '../files/index.js';
 
 /**
  * An append-only JSON-lines file with group commit: appends that arrive while a write is in flight are
@@ -23,11 +24,11 @@ export class Journal<Record> {
     records: Record[],
   ) {
     this.records = records;
-    this.#handle = open(file, 'a');
+    this.#handle = openPrivate(file, 'a');
   }
 
   static open<Record>(file: string): Journal<Record> {
-    mkdirSync(dirname(file), { recursive: true });
+    ensurePrivateDir(dirname(file));
     let text = '';
     try {
       text = readFileSync(file, 'utf8');

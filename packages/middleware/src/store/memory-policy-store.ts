@@ -4,6 +4,7 @@ import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { admissionDenial, applySettlement, chargeFor, recordAdmission, releaseSlot } from '../policy/admission-rules.js';
+import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows } from '../policy/org-state.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
@@ -30,6 +31,7 @@ import type { JournalRecord } from './journal-record.js';
 export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
+  readonly #topUpsInFlight = new Map<string, number>();
   readonly #journal: Journal<JournalRecord> | undefined;
   #admissions = 0;
 
@@ -86,25 +88,36 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
 
   async topUp(org: string, usd: number): Promise<{ wallet: number }> {
     const balances = this.#org(org);
-    if (!Number.isFinite(usd) || usd <= 0) throw new ServiceError('invalid_request', 'A top-up must be a positive amount of USD');
-    await this.#record({ t: 'topup', at: this.clock.now(), org, micros: usdToMicros(usd) });
+    const micros = topUpMicros(usd);
+    // Top-ups still waiting for their journal line count too, so two at once cannot pass the bound together.
+    const waiting = this.#topUpsInFlight.get(org) ?? 0;
+    if (balances.walletMicros + waiting + micros > MAX_BALANCE_MICROS) throw balanceTooLarge(org);
+    this.#topUpsInFlight.set(org, waiting + micros);
+    try {
+      await this.#record({ t: 'topup', at: this.clock.now(), org, micros });
+    } finally {
+      this.#topUpsInFlight.set(org, (this.#topUpsInFlight.get(org) ?? micros) - micros);
+    }
     return { wallet: microsToUsd(balances.walletMicros) };
   }
 
   async setPaymentMethod(org: string, value: boolean): Promise<void> {
     this.#org(org);
+    if (typeof value !== 'boolean') throw new ServiceError('invalid_request', 'A payment method is on (true) or off (false)');
     await this.#record({ t: 'payment', at: this.clock.now(), org, value });
   }
 
-  async createKey(org: string, scopes: ('models' | 'sql')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
+  async createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }> {
     this.#org(org);
+    const checkedScopes = keyScopes(scopes);
     const key = generateKey();
     const keyId = KeyRingClass.newKeyId();
-    await this.#record({ t: 'key', at: this.clock.now(), keyId, org, scopes, sha256: hashKey(key) });
+    await this.#record({ t: 'key', at: this.clock.now(), keyId, org, scopes: checkedScopes, sha256: hashKey(key) });
     return { key, keyId };
   }
 
   async revokeKey(keyOrId: string): Promise<boolean> {
+    if (typeof keyOrId !== 'string' || keyOrId === '') throw new ServiceError('invalid_request', 'Name the key to revoke: the key, its SHA-256 or its id');
     const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId));
     if (!record) return false;
     await this.#record({ t: 'revoke', at: this.clock.now(), keyId: record.keyId });
@@ -205,6 +218,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   }
 
   #org(org: string): OrgBalances {
+    declaredOrganization(this.config, org);
     const balances = this.#balances.get(org);
     if (!balances) throw new ServiceError('invalid_request', `Unknown organization "${org}"`);
     return balances;

@@ -1,15 +1,17 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { nextReset } from '../policy/allowance-period.js';
+import { declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, pricePerToken, usdToMicros } from '../policy/money.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { admitScript, settleScript } from './redis-scripts.js';
+import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 
 /** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
@@ -19,6 +21,8 @@ const SETTLE_RETRY_MS = 1_000;
 interface ScriptedRedis extends Redis {
   tollgateAdmit(...args: (string | number)[]): Promise<string[]>;
   tollgateSettle(...args: (string | number)[]): Promise<number>;
+  tollgateTopUp(...args: (string | number)[]): Promise<[string, string]>;
+  tollgatePaymentMethod(...args: (string | number)[]): Promise<number>;
 }
 
 /**
@@ -60,6 +64,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     redis.on('error', () => undefined); // surfaced per command as policy_unavailable
     redis.defineCommand('tollgateAdmit', { numberOfKeys: 6, lua: admitScript });
     redis.defineCommand('tollgateSettle', { numberOfKeys: 5, lua: settleScript });
+    redis.defineCommand('tollgateTopUp', { numberOfKeys: 2, lua: topUpScript });
+    redis.defineCommand('tollgatePaymentMethod', { numberOfKeys: 2, lua: paymentMethodScript });
     const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix, options.logger ?? consoleLogger);
     if (config.store.pendingFile) {
       store.#spool = await SettlementSpool.open(resolve(options.baseDir, config.store.pendingFile));
@@ -69,6 +75,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     try {
       await redis.connect();
       await store.#initialise();
+      await store.#nameConfiguredKeys();
       await store.#syncRevocations();
     } catch (error) {
       // Start anyway: admission answers policy_unavailable until Redis is reachable.
@@ -96,6 +103,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     subscriber.on('ready', () => {
       subscriber
         .subscribe(channel)
+        .then(() => this.#nameConfiguredKeys())
         .then(() => this.#syncRevocations())
         .then(subscribed)
         .catch(() => undefined); // the next 'ready' tries again
@@ -107,6 +115,29 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   async #syncRevocations(): Promise<void> {
     const revoked = new Set(await this.redis.smembers(`${this.prefix}revoked`));
     for (const record of this.keys.records()) if (revoked.has(record.keyId)) record.revoked = true;
+    // Revoked under the id an earlier version derived from the key's bare hash: carried over to its id now.
+    for (const [legacyId, record] of this.keys.legacyIds()) {
+      if (!revoked.has(legacyId) || !this.#keysNamed) continue;
+      record.revoked = true;
+      if (!revoked.has(record.keyId)) await this.redis.sadd(`${this.prefix}revoked`, record.keyId);
+    }
+  }
+
+  #keysNamed = false;
+
+  /**
+   * Configured keys are named with an HMAC under one secret that every instance reads from Redis (made
+   * once, by whichever instance comes first), so their ids match across instances and restarts. Until
+   * Redis has answered once, those keys authenticate as policy_unavailable.
+   */
+  async #nameConfiguredKeys(): Promise<void> {
+    if (this.#keysNamed) return;
+    const key = `${this.prefix}key-id-secret`;
+    await this.redis.set(key, randomBytes(32).toString('hex'), 'NX');
+    const secret = await this.redis.get(key);
+    if (!secret) throw new Error(`Redis lost ${key}`);
+    this.keys.assignConfiguredIds(secret);
+    this.#keysNamed = true;
   }
 
   async admit(request: AdmissionRequest): Promise<Admission> {
@@ -172,27 +203,24 @@ export class RedisPolicyStore implements Policy, AdminOperations {
 
   async topUp(org: string, usd: number): Promise<{ wallet: number }> {
     this.#requireOrg(org);
-    if (!Number.isFinite(usd) || usd <= 0) throw new ServiceError('invalid_request', 'A top-up must be a positive amount of USD');
+    const micros = topUpMicros(usd);
     await this.#ensureInitialised();
-    const micros = usdToMicros(usd);
-    const [[, wallet]] = (await this.redis.multi().hincrby(this.#orgKeys(org).bal, 'wallet', micros).xadd(`${this.prefix}ledger`, '*', 't', 'topup', 'org', org, 'micros', micros, 'at', this.clock.now()).exec()) as [[null, number]];
-    return { wallet: microsToUsd(wallet) };
+    const [verdict, wallet] = await this.redis.tollgateTopUp(this.#orgKeys(org).bal, `${this.prefix}ledger`, micros, MAX_BALANCE_MICROS, org, this.clock.now());
+    if (verdict !== 'ok') throw balanceTooLarge(org);
+    return { wallet: microsToUsd(Number(wallet)) };
   }
 
   async setPaymentMethod(org: string, value: boolean): Promise<void> {
     this.#requireOrg(org);
+    if (typeof value !== 'boolean') throw new ServiceError('invalid_request', 'A payment method is on (true) or off (false)');
     await this.#ensureInitialised();
-    await this.redis
-      .multi()
-      .hset(this.#orgKeys(org).bal, 'payment', value ? '1' : '0')
-      .xadd(`${this.prefix}ledger`, '*', 't', 'payment', 'org', org, 'value', value ? '1' : '0', 'at', this.clock.now())
-      .exec();
+    await this.redis.tollgatePaymentMethod(this.#orgKeys(org).bal, `${this.prefix}ledger`, value ? '1' : '0', org, this.clock.now());
   }
 
-  async createKey(org: string, scopes: ('models' | 'sql')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
+  async createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }> {
     this.#requireOrg(org);
     const key = generateKey();
-    const record: KeyRecord = { keyId: KeyRing.newKeyId(), org, scopes, sha256: hashKey(key), revoked: false };
+    const record: KeyRecord = { keyId: KeyRing.newKeyId(), org, scopes: keyScopes(scopes), sha256: hashKey(key), revoked: false };
     await this.redis.hset(`${this.prefix}keys`, record.sha256, JSON.stringify(record));
     this.keys.add(record);
     return { key, keyId: record.keyId };
@@ -200,6 +228,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
 
   /** Revokes a configured key or one created on any instance, by key, SHA-256 or key id. */
   async revokeKey(keyOrId: string): Promise<boolean> {
+    if (typeof keyOrId !== 'string' || keyOrId === '') throw new ServiceError('invalid_request', 'Name the key to revoke: the key, its SHA-256 or its id');
     const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
     if (!record) return false;
     await this.redis.multi().sadd(`${this.prefix}revoked`, record.keyId).publish(`${this.prefix}revocations`, record.keyId).exec();
@@ -210,7 +239,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   /** A key created on another instance that this one has not seen yet. */
   async #findStoredKey(keyOrId: string): Promise<KeyRecord | undefined> {
     const stored = await this.redis.hgetall(`${this.prefix}keys`);
-    const direct = stored[keyOrId] ?? stored[hashKey(keyOrId)];
+    const direct = (Object.hasOwn(stored, keyOrId) ? stored[keyOrId] : undefined) ?? stored[hashKey(keyOrId)];
     if (direct) return JSON.parse(direct) as KeyRecord;
     return Object.values(stored)
       .map((json) => JSON.parse(json) as KeyRecord)
@@ -292,6 +321,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
 
   async #ensureInitialised(): Promise<void> {
     if (!this.#initialised) await this.#initialise();
+    if (!this.#keysNamed) await this.#nameConfiguredKeys();
   }
 
   /** Opening balances from the config, written once: HSETNX leaves what other instances already changed. */
@@ -322,9 +352,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   }
 
   #requireOrg(org: string) {
-    const config = this.config.organizations[org];
-    if (!config) throw new ServiceError('invalid_request', `Unknown organization "${org}"`);
-    return config;
+    return declaredOrganization(this.config, org);
   }
 }
 
