@@ -66,7 +66,7 @@ describe('relay limits: clients that stop reading and providers that never stop'
     });
 
     it('cannot starve another organization of the upstream pool by opening streams it never reads', async () => {
-      const OTHER_KEY = 'tg-other-org-key-01';
+      const OTHER_KEY = 'tg-other-org-key-01-0123456789abcdef';
       stack = await startStack({
         keys: [{ key: TEST_KEY, org: 'acme' }, { key: OTHER_KEY, org: 'other' }],
         organizations: { acme: { wallet: 100 }, other: { wallet: 100 } },
