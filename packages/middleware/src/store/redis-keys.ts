@@ -7,8 +7,8 @@ export interface OrgKeys {
   ledger: string;
   /** The exporter's lease on this organization's ledger stream (redis-ledger-export.ts). */
   exporter: string;
-  /** A settlement's idempotency marker. */
-  settled(id: string): string;
+  /** Leases that expired unsettled, kept so their settlement still charges once. */
+  lapsed: string;
 }
 
 /**
@@ -29,6 +29,6 @@ export function orgKeys(prefix: string, org: string): OrgKeys {
     revoked: `${base}revoked`,
     ledger: `${base}ledger`,
     exporter: `${base}ledger-exporter`,
-    settled: (id: string) => `${base}settled:${id}`,
+    lapsed: `${base}lapsed`,
   };
 }

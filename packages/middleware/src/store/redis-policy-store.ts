@@ -59,7 +59,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const connection: RedisConnection = config.store.cluster ? { cluster: config.store.cluster } : { url: config.store.url! };
     const redis = connectRedis(connection, { timeoutMs: config.policyTimeoutMs, failFast: true }) as ScriptedRedis;
     redis.on('error', () => undefined); // surfaced per command as policy_unavailable
-    redis.defineCommand('tollgateAdmit', { numberOfKeys: 4, lua: admitScript });
+    redis.defineCommand('tollgateAdmit', { numberOfKeys: 5, lua: admitScript });
     redis.defineCommand('tollgateSettle', { numberOfKeys: 5, lua: settleScript });
     const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix, options.logger ?? consoleLogger, connection);
     if (config.store.pendingFile) {
@@ -121,7 +121,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const k = this.#orgKeys(request.principal.org);
     const admitOnce = () =>
       this.redis.tollgateAdmit(
-        k.bal, k.win, k.slots, k.revoked,
+        k.bal, k.win, k.slots, k.revoked, k.lapsed,
         now, id, request.principal.keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
         request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
       );
@@ -232,7 +232,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     await this.#ensureInitialised();
     const now = this.clock.now();
     const k = this.#orgKeys(org);
-    const [bal, inFlight] = await Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, now, '+inf')]);
+    const [bal, inFlight] = await Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, `(${now}`, '+inf')]);
     const resetAt = bal.resetAt ? Number(bal.resetAt) : null;
     const refilled = resetAt !== null && now >= resetAt;
     return {
@@ -255,7 +255,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const settlement: SpooledSettlement = {
       id,
       args: [
-        k.bal, k.win, k.slots, k.ledger, k.settled(id),
+        k.bal, k.win, k.slots, k.ledger, k.lapsed,
         id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
         request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens,

@@ -7,9 +7,13 @@
  * touches one slot and runs on Redis Cluster: bal (hash: wallet micros, payment, incUsed, resetAt,
  * totals), win (hash, at most 125 fields however busy: head = the newest second counted, rt/tt = what the
  * request and token rings count, r<i>/t<i> = second i mod 61 of each ring), slots (zset of concurrency
- * leases, at most the limit, each expiring so a dead instance's slots come back), revoked (set of the
- * organization's revoked key ids), ledger (stream, trimmed once exported), settled:<id> (idempotency
- * marker, 24 hours).
+ * leases of requests in flight, each expiring so a dead instance's slots come back), lapsed (zset of
+ * leases that expired unsettled, kept 7 days), revoked (set of the organization's revoked key ids),
+ * ledger (stream, trimmed once exported).
+ *
+ * A settlement charges only if it removes its admission's lease, from slots or lapsed: that makes a
+ * settlement sent again (after a lost reply, from the pending file) a no-op with no per-settlement
+ * marker, so what Redis keeps is bounded by the requests in flight, not by the traffic.
  */
 
 /**
@@ -64,7 +68,7 @@ end
 `;
 
 /**
- * KEYS: bal win slots revoked. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs.
+ * KEYS: bal win slots revoked lapsed. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs.
  * Returns {'ok', second the tokens count in (or '')} or a refusal.
  */
 export const admitScript = `${ringFunctions}
@@ -85,9 +89,16 @@ if tpm > 0 then
   -- An empty window admits any prompt, even one larger than the whole limit (alone).
   if used > 0 and used + est > tpm then return {'rate', tostring(waitUntilFreed(KEYS[2], 't', head, used + est - tpm, now))} end
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+-- Leases that expired unsettled (a dead instance, a request longer than the lease) free their slot but
+-- are kept aside, so their settlement, if it ever comes, still charges once.
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
+if #lapsed > 0 then
+  for _, id in ipairs(lapsed) do redis.call('ZADD', KEYS[5], now + 604800000, id) end
+  redis.call('ZREM', KEYS[3], unpack(lapsed))
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+end
 local conc = tonumber(ARGV[6])
-if conc > 0 and redis.call('ZCARD', KEYS[3]) >= conc then return {'rate', '1000'} end
+if conc > 0 and redis.call('ZCOUNT', KEYS[3], '(' .. ARGV[1], '+inf') >= conc then return {'rate', '1000'} end
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then
   redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[10])
@@ -120,14 +131,14 @@ return {'ok', tokenSecond}
 `;
 
 /**
- * KEYS: bal win slots ledger settledMarker.
+ * KEYS: bal win slots ledger lapsed.
  * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est.
  * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
  * tokens-per-minute correction (actual − estimate) goes there while it is still in the window.
- * Returns the cost in micro-dollars, or -1 when this admission was already settled.
+ * Returns the cost in micro-dollars, or -1 when this admission was already settled (or never admitted).
  */
 export const settleScript = `
-if not redis.call('SET', KEYS[5], '1', 'NX', 'EX', 86400) then return -1 end
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
 local now = tonumber(ARGV[8])
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
@@ -150,7 +161,6 @@ end
 local pico = chargeIn * tonumber(ARGV[6]) + chargeOut * tonumber(ARGV[7])
 local cost = (pico - pico % 1000000) / 1000000
 if pico % 1000000 > 0 then cost = cost + 1 end
-redis.call('ZREM', KEYS[3], ARGV[1])
 local tokenSecond = tonumber(ARGV[13])
 if tokenSecond then
   local head = tonumber(redis.call('HGET', KEYS[2], 'head') or '')
