@@ -1,4 +1,5 @@
 export { MemoryPolicyStore } from './memory-policy-store.js';
 export { RedisPolicyStore } from './redis-policy-store.js';
 export { Journal } from './journal.js';
-export type { JournalRecord } from './journal-record.js';
+export { LedgerFiles, readLedger, type LedgerFilesOptions } from './ledger-files.js';
+export type { JournalRecord, LedgerLine } from './journal-record.js';
