@@ -5,6 +5,8 @@ export interface OrgKeys {
   slots: string;
   revoked: string;
   ledger: string;
+  /** Top-ups and payment-method changes, the last 10,000 or so (the balance itself is in bal). */
+  changes: string;
   /** The exporter's lease on this organization's ledger stream (redis-ledger-export.ts). */
   exporter: string;
   /** Leases that expired unsettled, kept so their settlement still charges once. */
@@ -28,6 +30,7 @@ export function orgKeys(prefix: string, org: string): OrgKeys {
     slots: `${base}slots`,
     revoked: `${base}revoked`,
     ledger: `${base}ledger`,
+    changes: `${base}changes`,
     exporter: `${base}ledger-exporter`,
     lapsed: `${base}lapsed`,
   };

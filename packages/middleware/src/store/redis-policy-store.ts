@@ -14,6 +14,7 @@ import { admitScript, settleScript } from './redis-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
 import { orgKeys, type OrgKeys } from './redis-keys.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
+import { RedisLedgerExport } from './redis-ledger-export.js';
 
 /** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
 const SLOT_LEASE_MS = 15 * 60_000;
@@ -39,6 +40,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #pendingSettlements: SpooledSettlement[] = [];
   #retryTimer: NodeJS.Timeout | undefined;
   #spool: SettlementSpool | undefined;
+  #ledgerExport: RedisLedgerExport | undefined;
 
   /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
   #subscriber: Redis | Cluster | undefined;
@@ -76,6 +78,19 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       if (redis.status === 'ready') throw error;
     }
     options.keys.setRemoteLookup((sha256) => store.#lookupKey(sha256));
+    const ledger = config.store.ledger;
+    if (ledger !== false) {
+      store.#ledgerExport = new RedisLedgerExport({
+        redis,
+        organizations: Object.keys(config.organizations),
+        keysOf: (org) => store.#orgKeys(org),
+        dir: resolve(options.baseDir, ledger.dir),
+        maxBytes: ledger.maxBytes,
+        everyMs: ledger.exportEveryMs,
+        logger: store.logger,
+      });
+      store.#ledgerExport.start();
+    }
     // Wait (briefly) for the subscription, so revocations made right after start-up are not missed.
     await Promise.race([store.#subscribeToRevocations(), new Promise((resolve) => setTimeout(resolve, config.policyTimeoutMs).unref())]);
     return store;
@@ -172,6 +187,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     // What Redis still could not take stays in the pending file for the next start.
     clearTimeout(this.#retryTimer);
     await this.#spool?.close();
+    await this.#ledgerExport?.close();
     this.#subscriber?.disconnect();
     this.redis.disconnect();
   }
@@ -182,7 +198,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     await this.#ensureInitialised();
     const micros = usdToMicros(usd);
     const k = this.#orgKeys(org);
-    const [[, wallet]] = (await this.redis.multi().hincrby(k.bal, 'wallet', micros).xadd(k.ledger, '*', 't', 'topup', 'org', org, 'micros', micros, 'at', this.clock.now()).exec()) as [[null, number]];
+    const [[, wallet]] = (await this.redis.multi().hincrby(k.bal, 'wallet', micros).xadd(k.changes, 'MAXLEN', '~', 10_000, '*', 't', 'topup', 'org', org, 'micros', micros, 'at', this.clock.now()).exec()) as [[null, number]];
     return { wallet: microsToUsd(wallet) };
   }
 
@@ -193,7 +209,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     await this.redis
       .multi()
       .hset(k.bal, 'payment', value ? '1' : '0')
-      .xadd(k.ledger, '*', 't', 'payment', 'org', org, 'value', value ? '1' : '0', 'at', this.clock.now())
+      .xadd(k.changes, 'MAXLEN', '~', 10_000, '*', 't', 'payment', 'org', org, 'value', value ? '1' : '0', 'at', this.clock.now())
       .exec();
   }
 

@@ -9,7 +9,8 @@
  * request and token rings count, r<i>/t<i> = second i mod 61 of each ring), slots (zset of concurrency
  * leases of requests in flight, each expiring so a dead instance's slots come back), lapsed (zset of
  * leases that expired unsettled, kept 7 days), revoked (set of the organization's revoked key ids),
- * ledger (stream, trimmed once exported).
+ * ledger (stream of settlements, trimmed once exported: redis-ledger-export.ts), changes (stream of
+ * top-ups and payment-method changes, capped at about 10,000).
  *
  * A settlement charges only if it removes its admission's lease, from slots or lapsed: that makes a
  * settlement sent again (after a lost reply, from the pending file) a no-op with no per-settlement
