@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Cluster, Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import type { LedgerLine } from './journal-record.js';
@@ -36,9 +36,11 @@ const BATCH = 1_000;
  * each organization after a start (or after any failure) reads back this directory's lines from the
  * batch's oldest instant and skips the settlement ids already there, and an export is never repeated.
  *
- * One instance exports an organization at a time: a lease in the organization's slot, renewed by each
- * export. If an instance dies between append and trim and another takes over its lease, that batch (at most
- * 1,000 entries) is in both instances' files, under the same settlement ids.
+ * One exporter exports an organization at a time: a lease in the organization's slot, held by this host
+ * and directory and renewed by each export (so a restart on the same files resumes at once; another
+ * instance takes over once it lapses). If an instance dies between append and trim and never comes back,
+ * the instance that takes over exports that batch (at most 1,000 entries) again into its own files, under
+ * the same settlement ids: duplicates across two instances' files are possible then, losses are not.
  *
  * @example
  * const exporter = new RedisLedgerExport({ redis, organizations: ['acme'], keysOf, dir: 'data/ledger', everyMs: 1000, logger });
@@ -46,7 +48,8 @@ const BATCH = 1_000;
  * await exporter.close();
  */
 export class RedisLedgerExport {
-  readonly #instance = randomUUID();
+  /** The lease holder's name: this host and directory, so a restart on the same files resumes at once. */
+  readonly #holder: string;
   readonly #leaseMs: number;
   /** Organizations exported since the start with nothing failing since: no read-back needed. */
   readonly #verified = new Set<string>();
@@ -57,6 +60,7 @@ export class RedisLedgerExport {
 
   constructor(private readonly options: LedgerExportOptions) {
     this.#leaseMs = Math.max(10_000, 5 * options.everyMs);
+    this.#holder = `${hostname()}:${options.dir}`;
   }
 
   start(): void {
@@ -130,12 +134,12 @@ export class RedisLedgerExport {
   }
 
   async #holdLease(key: string): Promise<boolean> {
-    const held = (await this.options.redis.eval(LEASE_SCRIPT, 1, key, this.#instance, this.#leaseMs)) as number;
+    const held = (await this.options.redis.eval(LEASE_SCRIPT, 1, key, this.#holder, this.#leaseMs)) as number;
     return held === 1;
   }
 }
 
-/** KEYS: lease. ARGV: instance leaseMs. Takes the lease if free, renews it if ours. */
+/** KEYS: lease. ARGV: holder leaseMs. Takes the lease if free, renews it if ours. */
 const LEASE_SCRIPT = `
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then return 0 end
