@@ -15,6 +15,7 @@ import { connectRedis, type RedisConnection } from './redis-connection.js';
 import { orgKeys, type OrgKeys } from './redis-keys.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
+import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
 
 /** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
 const SLOT_LEASE_MS = 15 * 60_000;
@@ -67,7 +68,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     if (config.store.pendingFile) {
       store.#spool = await SettlementSpool.open(resolve(options.baseDir, config.store.pendingFile));
       // Left by an earlier process that stopped during an outage: sent again once Redis answers.
-      for (const settlement of store.#spool.waiting) store.#retryLater(settlement);
+      for (const settlement of store.#spool.waiting) store.#retryLater(upgradeSpooledSettlement(store.prefix, settlement));
     }
     try {
       await redis.connect();
@@ -187,6 +188,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     // What Redis still could not take stays in the pending file for the next start.
     clearTimeout(this.#retryTimer);
     await this.#spool?.close();
+    await this.#legacyLedger;
     await this.#ledgerExport?.close();
     this.#subscriber?.disconnect();
     this.redis.disconnect();
@@ -315,6 +317,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   }
 
   #initialised = false;
+  #legacyLedger: Promise<void> | undefined;
 
   async #ensureInitialised(): Promise<void> {
     if (!this.#initialised) await this.#initialise();
@@ -326,6 +329,15 @@ export class RedisPolicyStore implements Policy, AdminOperations {
    */
   async #initialise(): Promise<void> {
     const now = this.clock.now();
+    if (!this.connection.cluster) {
+      const redis = this.redis as Redis;
+      await migrateLegacyBalances(redis, this.prefix, Object.keys(this.config.organizations), this.keys.records(), now);
+      // The old ledger stream may be long: moved in the background, while the instance serves.
+      this.#legacyLedger ??= migrateLegacyLedger(redis, this.prefix).catch((error: unknown) => {
+        this.#legacyLedger = undefined;
+        this.logger.error('ledger: the old single ledger stream could not be moved yet; the next start tries again', error);
+      });
+    }
     await Promise.all(
       Object.entries(this.config.organizations).map(([name, org]) => {
         const bal = this.#orgKeys(name).bal;
