@@ -98,7 +98,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   }
 
   /**
-   * Admission checks the shared revocation set itself; this keeps each KeyRing current too, so endpoints
+   * Admission checks the organization's revocation set itself; this keeps each KeyRing current too, so endpoints
    * without admission (the SQL endpoint) refuse a revoked key at once. After every (re)connection the
    * whole set is read again, so a revocation made while this instance was cut off is not missed.
    */
