@@ -61,7 +61,10 @@ export async function policyBench(): Promise<string> {
   rmSync(dir, { recursive: true, force: true });
   const redis = await RedisServer.start();
   try {
-    const shared = await measure({ kind: 'redis', url: redis.url });
+    // The ledger export runs as in production, into a directory of its own.
+    const ledgerDir = mkdtempSync(join(tmpdir(), 'tollgate-policy-bench-ledger-'));
+    const shared = await measure({ kind: 'redis', url: redis.url, ledger: { dir: ledgerDir } });
+    rmSync(ledgerDir, { recursive: true, force: true });
     return [
       `### Policy: admission + settlement per request (${N} requests, 16 in flight)`,
       '',

@@ -119,8 +119,11 @@ describe('money and limits (contract §7.1, §7.2, §8)', () => {
       const limited = await chat(stack.gateway.url, 'acme');
       assert.equal(limited.status, 429);
       assert.equal(limited.body.error.code, 'rate_limited');
-      assert.deepEqual(denialHeaders(limited.headers), { reason: 'rate_limited', retryAfter: '25', resetAt: null, recoveryUrl: null });
-      clock.advance(25_000);
+      // The first request (second 0) counts until second 61 starts, 26 s from now (README "Rate limits: the promise").
+      assert.deepEqual(denialHeaders(limited.headers), { reason: 'rate_limited', retryAfter: '26', resetAt: null, recoveryUrl: null });
+      clock.advance(25_999);
+      assert.equal((await chat(stack.gateway.url, 'acme')).status, 429);
+      clock.advance(1);
       assert.equal((await chat(stack.gateway.url, 'acme')).status, 200);
     });
 
@@ -131,7 +134,7 @@ describe('money and limits (contract §7.1, §7.2, §8)', () => {
       const error = await openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
       assert.ok(error instanceof OpenAI.RateLimitError);
       assert.equal(error.code, 'rate_limited');
-      assert.equal(error.headers?.get('retry-after'), '60');
+      assert.equal(error.headers?.get('retry-after'), '61');
     });
 
     it('answers 429 past the tokens-per-minute limit, counting actual tokens once settled', async () => {
@@ -139,8 +142,10 @@ describe('money and limits (contract §7.1, §7.2, §8)', () => {
       assert.equal((await chat(stack.gateway.url, 'acme')).status, 200); // 3 + 4 = 7 tokens in the window
       const limited = await chat(stack.gateway.url, 'acme', { messages: [{ role: 'user', content: 'several more words here to push past it' }] });
       assert.equal(limited.status, 429);
-      assert.equal(limited.headers.get('retry-after'), '60');
-      clock.advance(60_001);
+      assert.equal(limited.headers.get('retry-after'), '61');
+      clock.advance(60_999);
+      assert.equal((await chat(stack.gateway.url, 'acme', { messages: [{ role: 'user', content: 'several more words here to push past it' }] })).status, 429);
+      clock.advance(1);
       assert.equal((await chat(stack.gateway.url, 'acme')).status, 200);
     });
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ConfigInput } from '@tollgate/middleware';
 import { startFakeAnthropic, startFakeOpenAI } from '../../fakes/index.js';
 import { startGateway, type RunningGateway } from '../../support/gateway.js';
@@ -33,16 +36,20 @@ export async function startPolicyStack(organizations: ConfigInput['organizations
     store: options.store ?? { kind: 'memory' },
     policyTimeoutMs: 300,
   };
-  const gateway: RunningGateway = await startGateway(config, options.clock ? { clock: options.clock } : {});
+  // A directory of its own, for what the store keeps on disk (a Redis store's exported ledger files).
+  const baseDir = mkdtempSync(join(tmpdir(), 'tollgate-policy-'));
+  const gateway: RunningGateway = await startGateway(config, options.clock ? { clock: options.clock, baseDir } : { baseDir });
   return {
     openai,
     anthropic,
     gateway,
     config,
+    baseDir,
     async close() {
       await gateway.close();
       await openai.close();
       await anthropic.close();
+      rmSync(baseDir, { recursive: true, force: true });
     },
   };
 }

@@ -55,10 +55,10 @@ function onOff(state: string): boolean {
 
 /**
  * Admin operations settle nothing, and a Redis store's pending file belongs to the server that uses it:
- * opening it here would rewrite it under that server.
+ * opening it here would rewrite it under that server. Nor do they export the ledger (the servers do).
  */
 function withoutPendingFile(config: ConfigInput): ConfigInput {
-  if (config.store?.kind !== 'redis' || !('pendingFile' in config.store)) return config;
+  if (config.store?.kind !== 'redis') return config;
   const { pendingFile: _serversOwn, ...store } = config.store;
-  return { ...config, store };
+  return { ...config, store: { ...store, ledger: false } };
 }

@@ -97,12 +97,26 @@ const store = z.discriminatedUnion('kind', [
   z
     .object({
       kind: z.literal('redis'),
-      url: z.string().min(1),
+      /** One Redis server… */
+      url: z.string().min(1).optional(),
+      /** …or the seed nodes of a Redis Cluster (`redis://host:port` each). */
+      cluster: z.array(z.string().min(1)).min(1).optional(),
       prefix: z.string().default('tollgate:'),
       /** A local file where settlements wait while Redis is away, so a process that stops meanwhile loses none. One per instance. */
       pendingFile: z.string().min(1).optional(),
+      /**
+       * Where this instance exports the ledger streams before trimming them from Redis: rotated ledger
+       * files in `dir`, every `exportEveryMs`. `false` keeps the streams whole (an operator reads them).
+       */
+      ledger: z
+        .union([
+          z.literal(false),
+          z.object({ dir: z.string().min(1).default('data/ledger'), maxBytes: z.number().int().positive().optional(), exportEveryMs: z.number().int().positive().default(1_000) }).strict(),
+        ])
+        .default({ dir: 'data/ledger', exportEveryMs: 1_000 }),
     })
-    .strict(),
+    .strict()
+    .refine((s) => (s.url === undefined) !== (s.cluster === undefined), { message: 'a redis store needs either url or cluster', path: ['url'] }),
 ]);
 
 const sql = z

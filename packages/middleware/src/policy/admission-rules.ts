@@ -1,10 +1,8 @@
 import type { OrganizationConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import type { OrgBalances, OrgWindows } from './org-state.js';
+import type { OrgBalances, OrgWindows, WindowTicket } from './org-state.js';
 import { costMicros } from './money.js';
 import type { AdmissionRequest, Usage } from './policy-types.js';
-
-const MINUTE = 60_000;
 
 /**
  * Rate limits, then billing (DESIGN pipeline steps 8–9), as one pure decision over an organization's
@@ -13,8 +11,9 @@ const MINUTE = 60_000;
  * Tokens per minute: an admission reserves its tokenizer estimate of the prompt (output is not known
  * yet, and reserving the whole max_tokens budget would refuse most traffic long before the limit is
  * really used); settlement replaces the reservation with the actual input + output tokens. A prompt
- * larger than the whole limit is admitted alone into an empty window. Billing admits while the balance
- * is above zero; the cost is known only at settlement, so an organization can go below zero by at most
+ * larger than the whole limit is admitted alone into an empty window. The windows are per-second rings
+ * (second-ring.ts): fixed memory, and a Retry-After that is the real wait until enough has left them.
+ * Billing admits while the balance is above zero; the cost is known only at settlement, so an organization can go below zero by at most
  * what its requests in flight cost, and a negative balance then blocks (DESIGN step 11).
  *
  * @example
@@ -22,16 +21,20 @@ const MINUTE = 60_000;
  * if (denial) throw denial;
  */
 export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, recoveryUrl: string): ServiceError | null {
-  pruneWindows(windows, now);
+  const second = Math.floor(now / 1_000);
   const { rpm, tpm, concurrency } = org.limits;
-  if (rpm !== undefined && windows.requestTimes.length >= rpm) {
-    return rateLimited(`requests per minute (${rpm})`, windows.requestTimes[0]! + MINUTE - now);
+  if (rpm !== undefined) {
+    windows.requests.advance(second);
+    const admitted = windows.requests.total;
+    if (admitted >= rpm) return rateLimited(`requests per minute (${rpm})`, windows.requests.waitUntilFreed(admitted - rpm + 1, now));
   }
-  if (tpm !== undefined && windows.tokenEntries.length > 0) {
-    const used = windows.tokensUsed;
-    if (used + request.estimatedInputTokens > tpm) return rateLimited(`tokens per minute (${tpm})`, waitForTokens(windows, used + request.estimatedInputTokens - tpm, now));
+  if (tpm !== undefined) {
+    windows.tokens.advance(second);
+    const used = windows.tokens.total;
+    // An empty window admits any prompt, even one larger than the whole limit (alone).
+    if (used > 0 && used + request.estimatedInputTokens > tpm) return rateLimited(`tokens per minute (${tpm})`, windows.tokens.waitUntilFreed(used + request.estimatedInputTokens - tpm, now));
   }
-  if (concurrency !== undefined && windows.inFlight.size >= concurrency) {
+  if (concurrency !== undefined && windows.inFlight >= concurrency) {
     // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
     return rateLimited(`concurrent requests (${concurrency})`, 1_000);
   }
@@ -53,18 +56,15 @@ function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: 
 }
 
 /**
- * Records an admitted request in the windows its organization's limits read: a window no limit reads
- * would only grow (a minute of requests at thousands per second) and cost every request its upkeep.
+ * Records an admitted request in the windows its organization's limits read (a window no limit reads
+ * would cost every request its upkeep for nothing) and takes its concurrency slot.
  */
-export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, admissionId: number, request: AdmissionRequest, now: number): void {
-  if (org.limits.rpm !== undefined) windows.requestTimes.push(now);
-  if (org.limits.tpm !== undefined) {
-    const entry = { at: now, tokens: request.estimatedInputTokens, admissionId };
-    windows.tokenEntries.push(entry);
-    windows.tokensById.set(admissionId, entry);
-    windows.tokensUsed += entry.tokens;
-  }
-  windows.inFlight.add(admissionId);
+export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, request: AdmissionRequest, now: number): WindowTicket {
+  const second = Math.floor(now / 1_000);
+  if (org.limits.rpm !== undefined) windows.requests.add(second, 1);
+  const tokenSecond = org.limits.tpm === undefined ? undefined : windows.tokens.add(second, request.estimatedInputTokens);
+  windows.inFlight += 1;
+  return { tokenSecond, estimatedTokens: request.estimatedInputTokens };
 }
 
 /** What a settlement charges: included tokens first (input, then output), the rest to the wallet at the model price. */
@@ -82,44 +82,28 @@ export function chargeFor(org: OrganizationConfig, balances: OrgBalances, reques
 }
 
 /** Applies a settlement to balances and windows: the one place money moves for usage. */
-export function applySettlement(balances: OrgBalances, windows: OrgWindows, admissionId: number, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
+export function applySettlement(balances: OrgBalances, windows: OrgWindows, ticket: WindowTicket, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
+  chargeBalances(balances, usage, charge);
+  releaseSlot(windows, ticket, usage.inputTokens + usage.outputTokens);
+}
+
+/** Moves a settlement's money and totals (also when the journal is replayed). */
+export function chargeBalances(balances: OrgBalances, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
   balances.includedUsed += charge.includedTokens;
   balances.walletMicros -= charge.costMicros;
   balances.requests += 1;
   balances.inputTokens += usage.inputTokens;
   balances.outputTokens += usage.outputTokens;
   balances.costMicros += charge.costMicros;
-  releaseSlot(windows, admissionId, usage.inputTokens + usage.outputTokens);
 }
 
-/** Frees the concurrency slot and corrects the admission-time estimate with the tokens really used. */
-export function releaseSlot(windows: OrgWindows, admissionId: number, tokensUsed: number): void {
-  windows.inFlight.delete(admissionId);
-  const entry = windows.tokensById.get(admissionId);
-  if (entry) {
-    windows.tokensUsed += tokensUsed - entry.tokens;
-    entry.tokens = tokensUsed;
-  }
-}
-
-function pruneWindows(windows: OrgWindows, now: number): void {
-  const horizon = now - MINUTE;
-  while (windows.requestTimes.length > 0 && windows.requestTimes[0]! <= horizon) windows.requestTimes.shift();
-  while (windows.tokenEntries.length > 0 && windows.tokenEntries[0]!.at <= horizon) {
-    const expired = windows.tokenEntries.shift()!;
-    windows.tokensById.delete(expired.admissionId);
-    windows.tokensUsed -= expired.tokens;
-  }
-}
-
-function waitForTokens(windows: OrgWindows, excess: number, now: number): number {
-  let freed = 0;
-  for (const entry of windows.tokenEntries) {
-    freed += entry.tokens;
-    if (freed >= excess) return entry.at + MINUTE - now;
-  }
-  // Even an empty window cannot hold this prompt: it is admitted alone once the last entry expires.
-  return windows.tokenEntries[windows.tokenEntries.length - 1]!.at + MINUTE - now;
+/**
+ * Frees the concurrency slot and corrects the admission's second of the tokens-per-minute window by
+ * what was really used minus what was estimated (no per-request entry is needed for that).
+ */
+export function releaseSlot(windows: OrgWindows, ticket: WindowTicket, tokensUsed: number): void {
+  windows.inFlight -= 1;
+  if (ticket.tokenSecond !== undefined) windows.tokens.correct(ticket.tokenSecond, tokensUsed - ticket.estimatedTokens);
 }
 
 function rateLimited(what: string, waitMs: number): ServiceError {

@@ -1,6 +1,7 @@
 import type { OrganizationConfig } from '../config/index.js';
 import { nextReset } from './allowance-period.js';
 import { usdToMicros, type Micros } from './money.js';
+import { SecondRing } from './second-ring.js';
 
 /** Balances and totals of one organization; everything a settlement changes. */
 export interface OrgBalances {
@@ -16,22 +17,23 @@ export interface OrgBalances {
 }
 
 /**
- * Rolling windows of one organization: what rate limits count. Not durable — a minute of history.
- * Admissions are numbered by the store that keeps the windows (small integers are the cheapest keys).
+ * The rate-limit windows of one organization: what its limits count, in memory fixed however much
+ * traffic it sees (README "Rate limits: the promise"). Not durable: a minute of history.
  */
 export interface OrgWindows {
-  requestTimes: number[];
-  /** Oldest first; also indexed by admission number, with their sum kept so an admission costs O(1). */
-  tokenEntries: TokenEntry[];
-  tokensById: Map<number, TokenEntry>;
-  tokensUsed: number;
-  inFlight: Set<number>;
+  /** Admissions per second, for requests per minute. */
+  requests: SecondRing;
+  /** Estimated, then settled, tokens per second of admission, for tokens per minute. */
+  tokens: SecondRing;
+  /** Requests admitted and not yet settled: the concurrency slots held. */
+  inFlight: number;
 }
 
-export interface TokenEntry {
-  at: number;
-  tokens: number;
-  admissionId: number;
+/** What an admission left in the windows, so its settlement can correct them. */
+export interface WindowTicket {
+  /** The second its token estimate counts in; undefined when no tokens-per-minute limit counted it. */
+  tokenSecond: number | undefined;
+  estimatedTokens: number;
 }
 
 export function openingBalances(org: OrganizationConfig, now: number): OrgBalances {
@@ -48,7 +50,7 @@ export function openingBalances(org: OrganizationConfig, now: number): OrgBalanc
 }
 
 export function emptyWindows(): OrgWindows {
-  return { requestTimes: [], tokenEntries: [], tokensById: new Map(), tokensUsed: 0, inFlight: new Set() };
+  return { requests: new SecondRing(), tokens: new SecondRing(), inFlight: 0 };
 }
 
 /** Refills the allowance once its reset instant has passed. */

@@ -2,8 +2,14 @@
 export type JournalRecord =
   /** The opening balance of an organization, written once when the store first sees it (config wallet and payment method). */
   | { t: 'open'; at: number; org: string; micros: number; payment: boolean }
-  | { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number }
+  | LedgerLine
   | { t: 'topup'; at: number; org: string; micros: number }
   | { t: 'payment'; at: number; org: string; value: boolean }
   | { t: 'key'; at: number; keyId: string; org: string; scopes: ('models' | 'sql')[]; sha256: string }
   | { t: 'revoke'; at: number; keyId: string };
+
+/**
+ * One settlement: what the ledger files hold (and, before the ledger had files of its own, one kind of
+ * journal line). `in`/`out` are tokens, `included` the tokens drawn from the allowance, `cost` micro-dollars.
+ */
+export interface LedgerLine { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number }

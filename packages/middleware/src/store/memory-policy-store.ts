@@ -3,10 +3,10 @@ import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import { admissionDenial, applySettlement, chargeFor, recordAdmission, releaseSlot } from '../policy/admission-rules.js';
+import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot } from '../policy/admission-rules.js';
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, usdToMicros } from '../policy/money.js';
-import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows } from '../policy/org-state.js';
+import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
@@ -33,7 +33,6 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #windows = new Map<string, OrgWindows>();
   readonly #topUpsInFlight = new Map<string, number>();
   readonly #journal: Journal<JournalRecord> | undefined;
-  #admissions = 0;
 
   private constructor(
     private readonly config: ResolvedConfig,
@@ -74,11 +73,10 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     refreshAllowance(balances, org, now);
     const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl);
     if (denial) throw denial;
-    const admission = ++this.#admissions;
-    recordAdmission(org, windows, admission, request, now);
+    const ticket = recordAdmission(org, windows, request, now);
     let settled: Promise<void> | undefined;
     return {
-      settle: (usage: Usage) => (settled ??= this.#settle(admission, request, usage)),
+      settle: (usage: Usage) => (settled ??= this.#settle(ticket, request, usage)),
     };
   }
 
@@ -137,11 +135,11 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
       inputTokens: balances.inputTokens,
       outputTokens: balances.outputTokens,
       costUsd: microsToUsd(balances.costMicros),
-      inFlight: this.#windows.get(org)?.inFlight.size ?? 0,
+      inFlight: this.#windows.get(org)?.inFlight ?? 0,
     };
   }
 
-  async #settle(admission: number, request: AdmissionRequest, usage: Usage): Promise<void> {
+  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage): Promise<void> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
@@ -150,13 +148,13 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const windows = this.#windows.get(org)!;
     if (clean.inputTokens === 0 && clean.outputTokens === 0) {
       // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
-      releaseSlot(windows, admission, 0);
+      releaseSlot(windows, ticket, 0);
       return;
     }
     const charge = chargeFor(config, balances, request, clean);
-    applySettlement(balances, windows, admission, clean, charge);
+    applySettlement(balances, windows, ticket, clean, charge);
     if (!this.#journal) return;
-    // The ledger's id is unique across restarts, unlike the admission's number.
+    // The ledger's id is unique across restarts.
     const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros };
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
     // would be missing after a restart: the answer was already produced, so it is not taken back, but the
@@ -184,7 +182,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         if (!balances || !config) return;
         // Replayed at its own instant, so usage of an earlier period does not count against this one.
         refreshAllowance(balances, config, record.at);
-        applySettlement(balances, emptyWindows(), 0, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
+        chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
         return;
       }
       case 'topup': {

@@ -1,34 +1,42 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { nextReset } from '../policy/allowance-period.js';
 import { declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, pricePerToken, usdToMicros } from '../policy/money.js';
+import type { WindowTicket } from '../policy/org-state.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { admitScript, settleScript } from './redis-scripts.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
+import { connectRedis, type RedisConnection } from './redis-connection.js';
+import { orgKeys, type OrgKeys } from './redis-keys.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
+import { RedisLedgerExport } from './redis-ledger-export.js';
+import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
 
 /** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
 const SLOT_LEASE_MS = 15 * 60_000;
 const SETTLE_RETRY_MS = 1_000;
+/** A release whose admission may or may not have run: no window to correct. */
+const NOT_COUNTED: WindowTicket = { tokenSecond: undefined, estimatedTokens: 0 };
 
-interface ScriptedRedis extends Redis {
+type ScriptedRedis = (Redis | Cluster) & {
   tollgateAdmit(...args: (string | number)[]): Promise<string[]>;
   tollgateSettle(...args: (string | number)[]): Promise<number>;
   tollgateTopUp(...args: (string | number)[]): Promise<[string, string]>;
   tollgatePaymentMethod(...args: (string | number)[]): Promise<number>;
-}
+};
 
 /**
  * The multi-instance policy store: rate-limit windows, concurrency slots, balances, allowances and key
- * revocations live in one Redis and change atomically in Lua (one round trip to admit, one to settle);
- * the ledger is a Redis stream. Commands fail fast while Redis is away (no offline queue), so admission
+ * revocations live in Redis (one server or a Cluster) and change atomically in Lua (one round trip to
+ * admit, one to settle), each script within one organization's hash slot (redis-keys.ts); the ledger
+ * is a stream per organization. Commands fail fast while Redis is away (no offline queue), so admission
  * answers 503 policy_unavailable instead of running unmetered; settlements that could not reach Redis
  * are retried until it is back, from memory and, with `store.pendingFile`, from a local file that
  * outlives the process.
@@ -37,9 +45,10 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #pendingSettlements: SpooledSettlement[] = [];
   #retryTimer: NodeJS.Timeout | undefined;
   #spool: SettlementSpool | undefined;
+  #ledgerExport: RedisLedgerExport | undefined;
 
   /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
-  #subscriber: Redis | undefined;
+  #subscriber: Redis | Cluster | undefined;
 
   private constructor(
     private readonly redis: ScriptedRedis,
@@ -48,29 +57,24 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     private readonly clock: Clock,
     private readonly prefix: string,
     private readonly logger: Pick<Logger, 'error'>,
+    private readonly connection: RedisConnection,
   ) {}
 
   static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
     const { config } = options;
     if (config.store.kind !== 'redis') throw new Error('RedisPolicyStore needs store.kind "redis"');
-    const redis = new Redis(config.store.url, {
-      lazyConnect: true,
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: config.policyTimeoutMs,
-      connectTimeout: config.policyTimeoutMs,
-      retryStrategy: (times) => Math.min(times * 100, 1_000),
-    }) as ScriptedRedis;
+    const connection: RedisConnection = config.store.cluster ? { cluster: config.store.cluster } : { url: config.store.url! };
+    const redis = connectRedis(connection, { timeoutMs: config.policyTimeoutMs, failFast: true }) as ScriptedRedis;
     redis.on('error', () => undefined); // surfaced per command as policy_unavailable
-    redis.defineCommand('tollgateAdmit', { numberOfKeys: 6, lua: admitScript });
+    redis.defineCommand('tollgateAdmit', { numberOfKeys: 5, lua: admitScript });
     redis.defineCommand('tollgateSettle', { numberOfKeys: 5, lua: settleScript });
     redis.defineCommand('tollgateTopUp', { numberOfKeys: 2, lua: topUpScript });
     redis.defineCommand('tollgatePaymentMethod', { numberOfKeys: 2, lua: paymentMethodScript });
-    const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix, options.logger ?? consoleLogger);
+    const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix, options.logger ?? consoleLogger, connection);
     if (config.store.pendingFile) {
       store.#spool = await SettlementSpool.open(resolve(options.baseDir, config.store.pendingFile));
       // Left by an earlier process that stopped during an outage: sent again once Redis answers.
-      for (const settlement of store.#spool.waiting) store.#retryLater(settlement);
+      for (const settlement of store.#spool.waiting) store.#retryLater(upgradeSpooledSettlement(store.prefix, settlement));
     }
     try {
       await redis.connect();
@@ -82,21 +86,34 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       if (redis.status === 'ready') throw error;
     }
     options.keys.setRemoteLookup((sha256) => store.#lookupKey(sha256));
+    const ledger = config.store.ledger;
+    if (ledger !== false) {
+      store.#ledgerExport = new RedisLedgerExport({
+        redis,
+        organizations: Object.keys(config.organizations),
+        keysOf: (org) => store.#orgKeys(org),
+        dir: resolve(options.baseDir, ledger.dir),
+        maxBytes: ledger.maxBytes,
+        everyMs: ledger.exportEveryMs,
+        logger: store.logger,
+      });
+      store.#ledgerExport.start();
+    }
     // Wait (briefly) for the subscription, so revocations made right after start-up are not missed.
-    await Promise.race([store.#subscribeToRevocations(config.store.url), new Promise((resolve) => setTimeout(resolve, config.policyTimeoutMs).unref())]);
+    await Promise.race([store.#subscribeToRevocations(), new Promise((resolve) => setTimeout(resolve, config.policyTimeoutMs).unref())]);
     return store;
   }
 
   /**
-   * Admission checks the shared revocation set itself; this keeps each KeyRing current too, so endpoints
+   * Admission checks the organization's revocation set itself; this keeps each KeyRing current too, so endpoints
    * without admission (the SQL endpoint) refuse a revoked key at once. After every (re)connection the
    * whole set is read again, so a revocation made while this instance was cut off is not missed.
    */
-  #subscribeToRevocations(url: string): Promise<void> {
+  #subscribeToRevocations(): Promise<void> {
     const channel = `${this.prefix}revocations`;
     let subscribed: () => void = () => undefined;
     const first = new Promise<void>((resolve) => (subscribed = resolve));
-    const subscriber = new Redis(url, { lazyConnect: true, autoResubscribe: false, maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 100, 1_000) });
+    const subscriber = connectRedis(this.connection, { timeoutMs: this.config.policyTimeoutMs, failFast: false });
     this.#subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, keyId: string) => this.keys.revoke(keyId));
@@ -112,14 +129,17 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     return first;
   }
 
+  /** Revocations are kept per organization (in its slot, where admission checks them): read each set. */
   async #syncRevocations(): Promise<void> {
-    const revoked = new Set(await this.redis.smembers(`${this.prefix}revoked`));
+    const orgs = new Set([...Object.keys(this.config.organizations), ...this.keys.records().map((record) => record.org)]);
+    const sets = await Promise.all([...orgs].map((org) => this.redis.smembers(this.#orgKeys(org).revoked)));
+    const revoked = new Set(sets.flat());
     for (const record of this.keys.records()) if (revoked.has(record.keyId)) record.revoked = true;
     // Revoked under the id an earlier version derived from the key's bare hash: carried over to its id now.
     for (const [legacyId, record] of this.keys.legacyIds()) {
       if (!revoked.has(legacyId) || !this.#keysNamed) continue;
       record.revoked = true;
-      if (!revoked.has(record.keyId)) await this.redis.sadd(`${this.prefix}revoked`, record.keyId);
+      if (!revoked.has(record.keyId)) await this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId);
     }
   }
 
@@ -148,7 +168,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const k = this.#orgKeys(request.principal.org);
     const admitOnce = () =>
       this.redis.tollgateAdmit(
-        k.bal, k.rpm, k.tpm, k.tpmtok, k.slots, `${this.prefix}revoked`,
+        k.bal, k.win, k.slots, k.revoked, k.lapsed,
         now, id, request.principal.keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
         request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
       );
@@ -168,7 +188,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     } catch (error) {
       // The script may still have run (a reply lost or late): release whatever it may hold, so a refused
       // request never keeps a concurrency slot until its lease expires. Harmless if it never ran.
-      if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 });
+      // Its tokens stay counted (whether it ran is unknown): at worst the estimate, until it leaves the window.
+      if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 }, NOT_COUNTED);
       throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
     }
     const [verdict, detail] = answer;
@@ -187,8 +208,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       default:
         throw new ServiceError('policy_unavailable', `Unexpected policy answer ${verdict}`);
     }
+    const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens };
     let settled: Promise<void> | undefined;
-    return { settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage)) };
+    return { settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage, ticket)) };
   }
 
   async close(): Promise<void> {
@@ -197,6 +219,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     // What Redis still could not take stays in the pending file for the next start.
     clearTimeout(this.#retryTimer);
     await this.#spool?.close();
+    await this.#legacyLedger;
+    await this.#ledgerExport?.close();
     this.#subscriber?.disconnect();
     this.redis.disconnect();
   }
@@ -205,7 +229,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     this.#requireOrg(org);
     const micros = topUpMicros(usd);
     await this.#ensureInitialised();
-    const [verdict, wallet] = await this.redis.tollgateTopUp(this.#orgKeys(org).bal, `${this.prefix}ledger`, micros, MAX_BALANCE_MICROS, org, this.clock.now());
+    const k = this.#orgKeys(org);
+    const [verdict, wallet] = await this.redis.tollgateTopUp(k.bal, k.changes, micros, MAX_BALANCE_MICROS, org, this.clock.now());
     if (verdict !== 'ok') throw balanceTooLarge(org);
     return { wallet: microsToUsd(Number(wallet)) };
   }
@@ -214,7 +239,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     this.#requireOrg(org);
     if (typeof value !== 'boolean') throw new ServiceError('invalid_request', 'A payment method is on (true) or off (false)');
     await this.#ensureInitialised();
-    await this.redis.tollgatePaymentMethod(this.#orgKeys(org).bal, `${this.prefix}ledger`, value ? '1' : '0', org, this.clock.now());
+    const k = this.#orgKeys(org);
+    await this.redis.tollgatePaymentMethod(k.bal, k.changes, value ? '1' : '0', org, this.clock.now());
   }
 
   async createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }> {
@@ -231,7 +257,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     if (typeof keyOrId !== 'string' || keyOrId === '') throw new ServiceError('invalid_request', 'Name the key to revoke: the key, its SHA-256 or its id');
     const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
     if (!record) return false;
-    await this.redis.multi().sadd(`${this.prefix}revoked`, record.keyId).publish(`${this.prefix}revocations`, record.keyId).exec();
+    // In the key's organization's slot, where admission reads it; then told to every instance.
+    await this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId);
+    await this.redis.publish(`${this.prefix}revocations`, record.keyId);
     this.keys.add({ ...record, revoked: true });
     return true;
   }
@@ -251,7 +279,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     await this.#ensureInitialised();
     const now = this.clock.now();
     const k = this.#orgKeys(org);
-    const [bal, inFlight] = await Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, now, '+inf')]);
+    const [bal, inFlight] = await Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, `(${now}`, '+inf')]);
     const resetAt = bal.resetAt ? Number(bal.resetAt) : null;
     const refilled = resetAt !== null && now >= resetAt;
     return {
@@ -267,17 +295,17 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     };
   }
 
-  #settle(id: string, request: AdmissionRequest, usage: Usage): Promise<void> {
+  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket): Promise<void> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
     const now = this.clock.now();
     const settlement: SpooledSettlement = {
       id,
       args: [
-        k.bal, k.tpmtok, k.slots, `${this.prefix}ledger`, `${this.prefix}settled:${id}`,
+        k.bal, k.win, k.slots, k.ledger, k.lapsed,
         id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
-        request.principal.org, request.principal.keyId, request.alias,
+        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens,
       ],
     };
     return this.redis.tollgateSettle(...settlement.args).then(
@@ -318,24 +346,40 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   }
 
   #initialised = false;
+  #legacyLedger: Promise<void> | undefined;
 
   async #ensureInitialised(): Promise<void> {
     if (!this.#initialised) await this.#initialise();
     if (!this.#keysNamed) await this.#nameConfiguredKeys();
   }
 
-  /** Opening balances from the config, written once: HSETNX leaves what other instances already changed. */
+  /**
+   * Opening balances from the config, written once: HSETNX leaves what other instances already changed.
+   * One transaction per organization, since on a Cluster organizations live in different slots.
+   */
   async #initialise(): Promise<void> {
     const now = this.clock.now();
-    const multi = this.redis.multi();
-    for (const [name, org] of Object.entries(this.config.organizations)) {
-      const bal = this.#orgKeys(name).bal;
-      multi.hsetnx(bal, 'wallet', usdToMicros(org.wallet));
-      multi.hsetnx(bal, 'payment', org.paymentMethod ? '1' : '0');
-      multi.hsetnx(bal, 'incUsed', 0);
-      multi.hsetnx(bal, 'resetAt', org.included ? nextReset(org.included, now) : '');
+    if (!this.connection.cluster) {
+      const redis = this.redis as Redis;
+      await migrateLegacyBalances(redis, this.prefix, Object.keys(this.config.organizations), this.keys.records(), now);
+      // The old ledger stream may be long: moved in the background, while the instance serves.
+      this.#legacyLedger ??= migrateLegacyLedger(redis, this.prefix).catch((error: unknown) => {
+        this.#legacyLedger = undefined;
+        this.logger.error('ledger: the old single ledger stream could not be moved yet; the next start tries again', error);
+      });
     }
-    await multi.exec();
+    await Promise.all(
+      Object.entries(this.config.organizations).map(([name, org]) => {
+        const bal = this.#orgKeys(name).bal;
+        return this.redis
+          .multi()
+          .hsetnx(bal, 'wallet', usdToMicros(org.wallet))
+          .hsetnx(bal, 'payment', org.paymentMethod ? '1' : '0')
+          .hsetnx(bal, 'incUsed', 0)
+          .hsetnx(bal, 'resetAt', org.included ? nextReset(org.included, now) : '')
+          .exec();
+      }),
+    );
     this.#initialised = true;
   }
 
@@ -343,12 +387,11 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const json = await this.redis.hget(`${this.prefix}keys`, sha256);
     if (!json) return undefined;
     const record = JSON.parse(json) as KeyRecord;
-    return { ...record, revoked: (await this.redis.sismember(`${this.prefix}revoked`, record.keyId)) === 1 };
+    return { ...record, revoked: (await this.redis.sismember(this.#orgKeys(record.org).revoked, record.keyId)) === 1 };
   }
 
-  #orgKeys(org: string) {
-    const base = `${this.prefix}org:${org}:`;
-    return { bal: `${base}bal`, rpm: `${base}rpm`, tpm: `${base}tpm`, tpmtok: `${base}tpmtok`, slots: `${base}slots` };
+  #orgKeys(org: string): OrgKeys {
+    return orgKeys(this.prefix, org);
   }
 
   #requireOrg(org: string) {

@@ -1,63 +1,105 @@
 /**
  * The Redis policy's two atomic steps as Lua, so limits and money hold across instances with one round
- * trip to admit and one to settle. They implement the same rules as policy/admission-rules.ts.
+ * trip to admit and one to settle. They implement the same rules as policy/admission-rules.ts, and the
+ * same windows as policy/second-ring.ts (README "Rate limits: the promise").
  *
- * Keys per organization: bal (hash: wallet micros, payment, incUsed, resetAt, totals, tpmUsed = the sum of tpmtok), rpm (zset of
- * admission times), tpm (zset of admission times) + tpmtok (hash admission → tokens), slots (zset of lease
- * expiries). Global: revoked (set of key ids), ledger (stream), settled:<id> (idempotency marker).
+ * Every key a script touches belongs to one organization and carries its `{org}` hash tag, so a script
+ * touches one slot and runs on Redis Cluster: bal (hash: wallet micros, payment, incUsed, resetAt,
+ * totals), win (hash, at most 125 fields however busy: head = the newest second counted, rt/tt = what the
+ * request and token rings count, r<i>/t<i> = second i mod 61 of each ring), slots (zset of concurrency
+ * leases of requests in flight, each expiring so a dead instance's slots come back), lapsed (zset of
+ * leases that expired unsettled, kept 7 days), revoked (set of the organization's revoked key ids),
+ * ledger (stream of settlements, trimmed once exported: redis-ledger-export.ts), changes (stream of
+ * top-ups and payment-method changes, capped at about 10,000).
+ *
+ * A settlement charges only if it removes its admission's lease, from slots or lapsed: that makes a
+ * settlement sent again (after a lost reply, from the pending file) a no-op with no per-settlement
+ * marker, so what Redis keeps is bounded by the requests in flight, not by the traffic.
  */
 
-/** KEYS: bal rpm tpm tpmtok slots revoked. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs. */
-export const admitScript = `
+/**
+ * The ring's arithmetic in Lua: advance to the current second (emptying seconds that left the window)
+ * and the real wait until `excess` has left a ring.
+ */
+const ringFunctions = `
+local RING = 61
+local function advance(win, second)
+  local head = tonumber(redis.call('HGET', win, 'head') or '')
+  if head == nil or second - head >= RING then
+    redis.call('DEL', win)
+    redis.call('HSET', win, 'head', second, 'rt', 0, 'tt', 0)
+    return second
+  end
+  if second <= head then return head end
+  local fields = {}
+  for s = head + 1, second do
+    fields[#fields + 1] = 'r' .. (s % RING)
+    fields[#fields + 1] = 't' .. (s % RING)
+  end
+  local values = redis.call('HMGET', win, unpack(fields))
+  local r, t = 0, 0
+  for i = 1, #values, 2 do
+    r = r + (tonumber(values[i]) or 0)
+    t = t + (tonumber(values[i + 1]) or 0)
+  end
+  redis.call('HDEL', win, unpack(fields))
+  -- (0 - x, not -x: Lua renders -0 as "-0", which HINCRBY refuses)
+  if r ~= 0 then redis.call('HINCRBY', win, 'rt', 0 - r) end
+  if t ~= 0 then redis.call('HINCRBY', win, 'tt', 0 - t) end
+  redis.call('HSET', win, 'head', second)
+  return second
+end
+local function waitUntilFreed(win, ring, head, excess, now)
+  local fields = {}
+  for s = head - RING + 1, head do fields[#fields + 1] = ring .. (s % RING) end
+  local values = redis.call('HMGET', win, unpack(fields))
+  local freed = 0
+  local newest = head
+  for i = 1, #values do
+    local count = tonumber(values[i]) or 0
+    if count ~= 0 then
+      local s = head - RING + i
+      freed = freed + count
+      newest = s
+      if freed >= excess then return (s + RING) * 1000 - now end
+    end
+  end
+  return (newest + RING) * 1000 - now
+end
+`;
+
+/**
+ * KEYS: bal win slots revoked lapsed. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs.
+ * Returns {'ok', second the tokens count in (or '')} or a refusal.
+ */
+export const admitScript = `${ringFunctions}
 local now = tonumber(ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'uninitialised'} end
-if redis.call('SISMEMBER', KEYS[6], ARGV[3]) == 1 then return {'revoked'} end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 60000)
--- tokens per minute as a running sum (bal.tpmUsed), so an admission costs the same however full the window is
--- (in chunks: Lua's unpack takes a few thousand values at most)
-while true do
-  local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now - 60000, 'LIMIT', 0, 1000)
-  if #expired == 0 then break end
-  local gone = 0
-  for _, t in ipairs(redis.call('HMGET', KEYS[4], unpack(expired))) do gone = gone + (tonumber(t) or 0) end
-  redis.call('ZREM', KEYS[3], unpack(expired))
-  redis.call('HDEL', KEYS[4], unpack(expired))
-  redis.call('HINCRBY', KEYS[1], 'tpmUsed', -gone)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+if redis.call('SISMEMBER', KEYS[4], ARGV[3]) == 1 then return {'revoked'} end
 local rpm = tonumber(ARGV[4])
-if rpm > 0 and redis.call('ZCARD', KEYS[2]) >= rpm then
-  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {'rate', tostring(tonumber(oldest[2]) + 60000 - now)}
-end
 local tpm = tonumber(ARGV[5])
 local est = tonumber(ARGV[7])
+local head = nil
+if rpm > 0 or tpm > 0 then head = advance(KEYS[2], math.floor(now / 1000)) end
+if rpm > 0 then
+  local admitted = tonumber(redis.call('HGET', KEYS[2], 'rt') or '0')
+  if admitted >= rpm then return {'rate', tostring(waitUntilFreed(KEYS[2], 'r', head, admitted - rpm + 1, now))} end
+end
 if tpm > 0 then
-  local used = tonumber(redis.call('HGET', KEYS[1], 'tpmUsed') or '0')
-  if used + est > tpm and redis.call('ZCARD', KEYS[3]) > 0 then
-    -- Only a refusal walks the window: the wait is until enough of the oldest entries expire.
-    local excess = used + est - tpm
-    local freed = 0
-    local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
-    local wait = tonumber(last[2]) + 60000 - now
-    local offset = 0
-    while freed < excess do
-      local entries = redis.call('ZRANGE', KEYS[3], offset, offset + 999, 'WITHSCORES')
-      if #entries == 0 then break end
-      local ids = {}
-      for i = 1, #entries, 2 do ids[#ids + 1] = entries[i] end
-      local tokens = redis.call('HMGET', KEYS[4], unpack(ids))
-      for i = 1, #ids do
-        freed = freed + (tonumber(tokens[i]) or 0)
-        if freed >= excess then wait = tonumber(entries[2 * i]) + 60000 - now break end
-      end
-      offset = offset + 1000
-    end
-    return {'rate', tostring(wait)}
-  end
+  local used = tonumber(redis.call('HGET', KEYS[2], 'tt') or '0')
+  -- An empty window admits any prompt, even one larger than the whole limit (alone).
+  if used > 0 and used + est > tpm then return {'rate', tostring(waitUntilFreed(KEYS[2], 't', head, used + est - tpm, now))} end
+end
+-- Leases that expired unsettled (a dead instance, a request longer than the lease) free their slot but
+-- are kept aside, so their settlement, if it ever comes, still charges once.
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
+if #lapsed > 0 then
+  for _, id in ipairs(lapsed) do redis.call('ZADD', KEYS[5], now + 604800000, id) end
+  redis.call('ZREM', KEYS[3], unpack(lapsed))
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
 end
 local conc = tonumber(ARGV[6])
-if conc > 0 and redis.call('ZCARD', KEYS[5]) >= conc then return {'rate', '1000'} end
+if conc > 0 and redis.call('ZCOUNT', KEYS[3], '(' .. ARGV[1], '+inf') >= conc then return {'rate', '1000'} end
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then
   redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[10])
@@ -75,21 +117,29 @@ if ARGV[8] == 'included' and incTokens >= 0 then
 elseif wallet <= 0 then
   return {'wallet'}
 end
-redis.call('ZADD', KEYS[2], now, ARGV[2])
-redis.call('ZADD', KEYS[3], now, ARGV[2])
-redis.call('HSET', KEYS[4], ARGV[2], est)
-redis.call('HINCRBY', KEYS[1], 'tpmUsed', est)
-redis.call('ZADD', KEYS[5], now + tonumber(ARGV[11]), ARGV[2])
-return {'ok'}
+if rpm > 0 then
+  redis.call('HINCRBY', KEYS[2], 'r' .. (head % RING), 1)
+  redis.call('HINCRBY', KEYS[2], 'rt', 1)
+end
+local tokenSecond = ''
+if tpm > 0 then
+  redis.call('HINCRBY', KEYS[2], 't' .. (head % RING), est)
+  redis.call('HINCRBY', KEYS[2], 'tt', est)
+  tokenSecond = tostring(head)
+end
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[11]), ARGV[2])
+return {'ok', tokenSecond}
 `;
 
 /**
- * KEYS: bal tpmtok slots ledger settledMarker.
- * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias.
- * Returns the cost in micro-dollars, or -1 when this admission was already settled.
+ * KEYS: bal win slots ledger lapsed.
+ * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est.
+ * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
+ * tokens-per-minute correction (actual − estimate) goes there while it is still in the window.
+ * Returns the cost in micro-dollars, or -1 when this admission was already settled (or never admitted).
  */
 export const settleScript = `
-if not redis.call('SET', KEYS[5], '1', 'NX', 'EX', 86400) then return -1 end
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
 local now = tonumber(ARGV[8])
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
@@ -112,11 +162,14 @@ end
 local pico = chargeIn * tonumber(ARGV[6]) + chargeOut * tonumber(ARGV[7])
 local cost = (pico - pico % 1000000) / 1000000
 if pico % 1000000 > 0 then cost = cost + 1 end
-redis.call('ZREM', KEYS[3], ARGV[1])
-local reserved = redis.call('HGET', KEYS[2], ARGV[1])
-if reserved then
-  redis.call('HSET', KEYS[2], ARGV[1], inT + outT)
-  redis.call('HINCRBY', KEYS[1], 'tpmUsed', inT + outT - tonumber(reserved))
+local tokenSecond = tonumber(ARGV[13])
+if tokenSecond then
+  local head = tonumber(redis.call('HGET', KEYS[2], 'head') or '')
+  if head and tokenSecond <= head and head - tokenSecond < 61 then
+    local delta = inT + outT - tonumber(ARGV[14])
+    redis.call('HINCRBY', KEYS[2], 't' .. (tokenSecond % 61), delta)
+    redis.call('HINCRBY', KEYS[2], 'tt', delta)
+  end
 end
 if inT + outT == 0 then return 0 end
 redis.call('HINCRBY', KEYS[1], 'incUsed', included)

@@ -13,7 +13,7 @@ type SpoolLine = ({ t: 'pending' } & SpooledSettlement) | { t: 'done'; id: strin
  * The Redis store's local file of settlements that could not reach Redis (`store.pendingFile`). A
  * settlement is written here, fsynced, before it is acknowledged, and marked done once Redis took it;
  * so a process that stops or dies during an outage leaves its pending charges for its next start,
- * which sends them again (the settle script's idempotency marker, kept 24 hours, makes a repeat a no-op).
+ * which sends them again (a settlement charges only by removing its admission's lease, so a repeat is a no-op).
  *
  * @example
  * const spool = await SettlementSpool.open('data/pending-settlements.jsonl');

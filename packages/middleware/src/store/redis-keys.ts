@@ -1,0 +1,37 @@
+/** The Redis keys of one organization; see redis-scripts.ts for what each holds. */
+export interface OrgKeys {
+  bal: string;
+  win: string;
+  slots: string;
+  revoked: string;
+  ledger: string;
+  /** Top-ups and payment-method changes, the last 10,000 or so (the balance itself is in bal). */
+  changes: string;
+  /** The exporter's lease on this organization's ledger stream (redis-ledger-export.ts). */
+  exporter: string;
+  /** Leases that expired unsettled, kept so their settlement still charges once. */
+  lapsed: string;
+}
+
+/**
+ * Every key of an organization carries the `{org}` hash tag, so all of them hash to one Cluster slot and
+ * one script may touch them together (Redis Cluster refuses a script whose keys span slots). The tag is
+ * the text between the key's first `{` and the next `}`, which here always lies in the part every key of
+ * the organization shares, whatever the prefix or the organization's name contain.
+ *
+ * @example
+ * orgKeys('tollgate:', 'acme').bal // 'tollgate:{acme}:bal'
+ */
+export function orgKeys(prefix: string, org: string): OrgKeys {
+  const base = `${prefix}{${org}}:`;
+  return {
+    bal: `${base}bal`,
+    win: `${base}win`,
+    slots: `${base}slots`,
+    revoked: `${base}revoked`,
+    ledger: `${base}ledger`,
+    changes: `${base}changes`,
+    exporter: `${base}ledger-exporter`,
+    lapsed: `${base}lapsed`,
+  };
+}
