@@ -94,7 +94,7 @@ describe('key ids of configured keys', function () {
     try {
       assert.equal(await sqlStatus(gateway, KEY), 401);
       const check = new Redis(redis.url);
-      const revoked = await check.smembers(`${prefix}revoked`);
+      const revoked = await check.smembers(`${prefix}{acme}:revoked`);
       check.disconnect();
       assert.equal(revoked.filter((id) => /^cfg_[0-9a-f]{16}$/.test(id)).length, 1, 'the admission script sees it under the new id too');
     } finally {

@@ -62,7 +62,7 @@ describe('admin operations refuse bad arguments and change nothing', function ()
       store: () => ({ kind: 'redis', url: redis.url, prefix }),
       adminLedger: async () => {
         const client = new Redis(redis.url);
-        const entries = await client.xrange(`${prefix}ledger`, '-', '+');
+        const entries = await client.xrange(`${prefix}{acme}:changes`, '-', '+');
         client.disconnect();
         return entries.map(([, fields]) => fields.join(' ')).filter((line) => !line.startsWith('t settle'));
       },

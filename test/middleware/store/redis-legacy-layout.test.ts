@@ -11,7 +11,7 @@ import { readLedger, type LedgerLine } from '../../../packages/middleware/src/st
 import { RedisServer } from '../../support/redis-server.js';
 import { TestClock } from '../policy/policy-fixture.js';
 
-const KEY = 'tg-legacy-layout-key-1';
+const KEY = 'tg-legacy-layout-key-1-0123456789abcdef';
 
 describe('a Redis written by the version before per-organization slots', function () {
   let redis: RedisServer;
@@ -35,7 +35,8 @@ describe('a Redis written by the version before per-organization slots', functio
     const clock = new TestClock();
     const now = clock.now();
     const keys = KeyRing.fromConfig(parseConfig({ keys: [{ key: KEY, org: 'acme' }], organizations: { acme: {} } }, {}).config.keys);
-    const keyId = keys.records()[0]!.keyId;
+    // The id the old version gave a configured key (config-<n>-<hash prefix>).
+    const [keyId] = [...keys.legacyIds().keys()] as [string];
     // What the old version left: its balance hash and per-request windows, one revocation set, one
     // ledger stream, a lease in flight and that request's settlement in the pending file.
     const old = `${prefix}org:acme:`;

@@ -361,7 +361,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const now = this.clock.now();
     if (!this.connection.cluster) {
       const redis = this.redis as Redis;
-      await migrateLegacyBalances(redis, this.prefix, Object.keys(this.config.organizations), this.keys.records(), now);
+      // Revocations recorded under a configured key's legacy id are moved too (to its organization's set).
+      const legacyRecords = [...this.keys.legacyIds()].map(([keyId, record]) => ({ ...record, keyId }));
+      await migrateLegacyBalances(redis, this.prefix, Object.keys(this.config.organizations), [...this.keys.records(), ...legacyRecords], now);
       // The old ledger stream may be long: moved in the background, while the instance serves.
       this.#legacyLedger ??= migrateLegacyLedger(redis, this.prefix).catch((error: unknown) => {
         this.#legacyLedger = undefined;
