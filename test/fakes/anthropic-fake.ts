@@ -22,7 +22,7 @@ let sequence = 0;
  */
 export async function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeServer> {
   const apiKey = options.apiKey ?? FAKE_ANTHROPIC_KEY;
-  const fake = new FakeServer((ctx) => route(ctx, apiKey), '', anthropicError);
+  const fake = new FakeServer((ctx) => route(ctx, apiKey), '', anthropicError, 'request-id');
   return fake.start();
 }
 

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Set when the caller went away before the answer finished (Tollgate aborting upstream). */
   aborted: boolean;
+  /** The id this fake sent back in its provider's request-id header, if the provider sends one. */
+  requestId?: string;
 }
 
 export interface Failure {
@@ -57,6 +59,8 @@ export class FakeServer {
     private readonly handler: FakeHandler,
     readonly pathPrefix: string,
     private readonly errorBody: (status: number, message: string) => unknown,
+    /** The header in which the real provider names each answer (OpenAI `x-request-id`, Anthropic `request-id`). */
+    private readonly requestIdHeader?: string,
   ) {}
 
   get baseUrl(): string {
@@ -154,6 +158,11 @@ export class FakeServer {
     const url = new URL(req.url ?? '/', 'http://fake');
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body, aborted: false };
     this.requests.push(recorded);
+    if (this.requestIdHeader) {
+      // Like the real providers: every answer, errors included, carries its id.
+      recorded.requestId = `req_fake${++requestSequence}`;
+      res.setHeader(this.requestIdHeader, recorded.requestId);
+    }
     res.on('close', () => {
       if (!res.writableFinished) recorded.aborted = true;
     });
@@ -181,6 +190,8 @@ export class FakeServer {
     await this.handler({ req, res, recorded, body, url, fake: this });
   }
 }
+
+let requestSequence = 0;
 
 /** The answer's headers and the first half of its body reach the peer; then the connection dies. */
 function cutAfterHalf(res: ServerResponse): void {

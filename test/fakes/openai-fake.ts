@@ -22,7 +22,7 @@ let sequence = 0;
  */
 export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeServer> {
   const apiKey = options.apiKey ?? FAKE_OPENAI_KEY;
-  const fake = new FakeServer((ctx) => route(ctx, apiKey), '/v1', openaiError);
+  const fake = new FakeServer((ctx) => route(ctx, apiKey), '/v1', openaiError, 'x-request-id');
   return fake.start();
 }
 

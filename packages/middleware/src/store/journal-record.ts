@@ -2,7 +2,7 @@
 export type JournalRecord =
   /** The opening balance of an organization, written once when the store first sees it (config wallet and payment method). */
   | { t: 'open'; at: number; org: string; micros: number; payment: boolean }
-  | { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number }
+  | { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number; requestId?: string }
   | { t: 'topup'; at: number; org: string; micros: number }
   | { t: 'payment'; at: number; org: string; value: boolean }
   | { t: 'key'; at: number; keyId: string; org: string; scopes: ('models' | 'sql')[]; sha256: string }

@@ -248,7 +248,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
         k.bal, k.tpmtok, k.slots, `${this.prefix}ledger`, `${this.prefix}settled:${id}`,
         id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
-        request.principal.org, request.principal.keyId, request.alias,
+        request.principal.org, request.principal.keyId, request.alias, request.requestId ?? '',
       ],
     };
     return this.redis.tollgateSettle(...settlement.args).then(

@@ -85,7 +85,8 @@ return {'ok'}
 
 /**
  * KEYS: bal tpmtok slots ledger settledMarker.
- * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias.
+ * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias requestId
+ * (requestId may be absent in a settlement spooled by an older version).
  * Returns the cost in micro-dollars, or -1 when this admission was already settled.
  */
 export const settleScript = `
@@ -125,6 +126,6 @@ redis.call('HINCRBY', KEYS[1], 'requests', 1)
 redis.call('HINCRBY', KEYS[1], 'in', inT)
 redis.call('HINCRBY', KEYS[1], 'out', outT)
 redis.call('HINCRBY', KEYS[1], 'cost', cost)
-redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now)
+redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now, 'requestId', ARGV[13] or '')
 return cost
 `;

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import type { CancelSignal } from '../http/index.js';
+import { upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { WholeAnswer, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
 
@@ -132,6 +132,7 @@ function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeader
     code,
     body: parsed ?? text,
     retryAfterMs: retryAfterMs(headers['retry-after']),
+    requestId: upstreamRequestIdOf(headers),
   });
 }
 

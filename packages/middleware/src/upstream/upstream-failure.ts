@@ -14,6 +14,8 @@ export class UpstreamFailure extends Error {
       code?: string;
       body?: unknown;
       retryAfterMs?: number;
+      /** The provider's own id of the answer that refused, when it sent one. */
+      requestId?: string;
       cause?: unknown;
     },
   ) {
