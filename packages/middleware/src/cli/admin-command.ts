@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfigFile, type ConfigInput } from '../config/index.js';
+import { readConfigFile, type ConfigInput } from '../config/index.js';
 import { tollgate } from '../tollgate.js';
 import type { AdminOperations } from '../policy/index.js';
 import { embeddedConfig } from './embedded-config.js';
@@ -14,7 +14,7 @@ export function registerAdminCommand(program: Command): void {
 
   const run = (operation: (ops: AdminOperations) => Promise<unknown>) => async () => {
     const { config: file, data } = admin.opts<{ config?: string; data: string }>();
-    const config = withoutPendingFile(file ? loadConfigFile(file).config : embeddedConfig(data).config);
+    const config = withoutPendingFile(file ? readConfigFile(file) : embeddedConfig(data).config);
     const gate = tollgate(config, { logger: { info() {}, error: (m, e) => console.error(m, e) } });
     try {
       const result = await operation(gate.admin);
@@ -43,7 +43,7 @@ export function registerAdminCommand(program: Command): void {
  * opening it here would rewrite it under that server.
  */
 function withoutPendingFile(config: ConfigInput): ConfigInput {
-  if (config.store?.kind !== 'redis' || !('pendingFile' in config.store)) return config;
+  if (config?.store?.kind !== 'redis' || !('pendingFile' in config.store)) return config;
   const { pendingFile: _serversOwn, ...store } = config.store;
   return { ...config, store };
 }

@@ -1,3 +1,3 @@
 export { configSchema, type ConfigInput, type ResolvedConfig, type ProviderConfig, type ModelConfig, type OrganizationConfig, type KeyConfig, type ParamRule, type SqlConfig, type StoreConfig } from './config-schema.js';
 export { interpolateEnv, type UnsetReference } from './interpolate-env.js';
-export { parseConfig, loadConfigFile, ConfigError, type ParsedConfig } from './parse-config.js';
+export { parseConfig, loadConfigFile, readConfigFile, ConfigError, type ParsedConfig } from './parse-config.js';
