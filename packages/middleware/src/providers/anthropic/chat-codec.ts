@@ -1,4 +1,4 @@
-import { MessagesToChatStream, chatToMessagesRequest, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { MessagesToChatStream, chatToMessagesRequest, endsMessagesStream, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { messagesUsage } from './messages-codec.js';
 import { anthropicParamsForChatClients } from './params.js';
@@ -32,7 +32,7 @@ class MessagesToChatTranslator implements StreamTranslator {
   push(event: { data: string }): ClientEvent[] {
     const data = JSON.parse(event.data) as AnthropicEvent;
     if (data.type === 'message_start' || data.type === 'message_delta') this.#reported = true;
-    if (data.type === 'message_stop') this.#stopped = true;
+    if (endsMessagesStream(data)) this.#stopped = true;
     if (data.type === 'error') throw new IncompleteStream(`upstream stream error: ${JSON.stringify(data.error)}`);
     const chunks = this.#translate.push(data);
     for (const chunk of chunks) this.#text += chunk.choices[0]?.delta.content ?? '';
