@@ -3,6 +3,7 @@ import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import { upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { WholeAnswer, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
+import { linkedAbortSignal } from './linked-abort-signal.js';
 
 /** An upstream URL split as undici takes it (see upstreamTarget). */
 export interface UpstreamTarget {
@@ -70,16 +71,20 @@ export class UpstreamClient {
 
   /** Sends the call and resolves once a successful answer's headers arrived; its body streams on. */
   async postStream(call: UpstreamCall): Promise<UpstreamResponse> {
+    const link = linkedAbortSignal(call.signal);
     let response: Dispatcher.ResponseData;
     try {
-      response = await this.#agent.request(this.#options(call, call.signal));
+      response = await this.#agent.request(this.#options(call, link.signal));
     } catch (error) {
+      link.release();
       throw call.signal.aborted ? error : unreachable(error);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) {
+      response.body.once('close', link.release);
       return { status: response.statusCode, headers: response.headers, body: response.body };
     }
     const text = await response.body.text().catch(() => '');
+    link.release();
     throw refusal(call, response.statusCode, response.headers, text);
   }
 
@@ -87,7 +92,7 @@ export class UpstreamClient {
    * Spelled out, not spread: in V8 (Node 20) `{ ...target, method, … }` gives each object a hidden class
    * of its own, and undici reading a new shape on every call cost ~12% of a relayed call's CPU.
    */
-  #options(call: UpstreamCall, signal: CancelSignal | undefined): Dispatcher.RequestOptions {
+  #options(call: UpstreamCall, signal: AbortSignal | undefined): Dispatcher.RequestOptions {
     const { origin, path } = call.target;
     return {
       origin,
@@ -97,7 +102,7 @@ export class UpstreamClient {
       body: JSON.stringify(call.body),
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,
-      signal: signal as Dispatcher.RequestOptions['signal'],
+      signal,
     };
   }
 
