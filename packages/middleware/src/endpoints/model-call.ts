@@ -157,7 +157,7 @@ async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson,
  */
 async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
   const writer = new SseWriter(call.ctx.res, headers);
-  const translator = plan.codec.stream(plan.target, plan.body);
+  const translator = plan.codec.stream(plan.target, plan.body, meter.promptTokens);
   const send = async (events: ReturnType<typeof translator.push>) => {
     for (const event of events) await writer.send(event.data, event.event);
   };
@@ -212,8 +212,8 @@ class Meter {
   #usage: Usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(
-    /** The tokenizer's count of the prompt, asked only when the provider reports no input tokens. */
-    private readonly promptTokens: () => number,
+    /** The tokenizer's count of the prompt (memoized), asked only when the provider reports no input tokens or a stream's first event needs it. */
+    readonly promptTokens: () => number,
     private readonly admission: Admission,
   ) {}
 
