@@ -23,6 +23,12 @@ export interface Failure {
 export interface ScriptedReply {
   text?: string;
   toolCalls?: { name: string; arguments: unknown }[];
+  /**
+   * The answer when the request asks for structured output, as each provider gives it: OpenAI and Gemini
+   * as the message's JSON text (`response_format` / `responseMimeType: application/json`), Anthropic as the
+   * input of the tool its `tool_choice` forces (or, with `any`, of the last tool offered).
+   */
+  json?: unknown;
 }
 
 /** A request handler of one provider's wire format. */

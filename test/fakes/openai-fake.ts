@@ -40,7 +40,8 @@ function chat(ctx: FakeContext): void {
   const { body, fake } = ctx;
   const messages = (body?.messages ?? []) as { role: string; content: unknown }[];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : []));
+  const structured = body?.response_format?.type === 'json_schema' || body?.response_format?.type === 'json_object';
+  const text = structured && fake.reply_.json !== undefined ? JSON.stringify(fake.reply_.json) : (fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : [])));
   const toolCalls = (fake.reply_.toolCalls ?? []).map((call, index) => ({ id: `call_${index}_${++sequence}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
   const promptTokens = countWords(textOfMessages(messages));
   const completionTokens = countWords(toolCalls.length > 0 ? toolCalls.map((c) => c.function.arguments).join(' ') : text);
