@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
+import { RedisServer } from '../../support/redis-server.js';
 import { postJson } from '../../support/gateway.js';
 import { TEST_KEY, startStack } from '../gateway/gateway-fixture.js';
 
@@ -90,5 +92,24 @@ describe('request ids on every answer', () => {
     const lines = readFileSync(join(dir, 'state.json'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { t: string; requestId?: string });
     const settlement = lines.filter((line) => line.t === 'settle').at(-1);
     assert.equal(settlement?.requestId, _request_id);
+  });
+
+  it('writes the answer’s id in the Redis ledger stream too', async () => {
+    const redis = await RedisServer.start();
+    const prefix = 'ids:';
+    const redisStack = await startStack({ store: { kind: 'redis', url: redis.url, prefix } });
+    const client = new Redis(redis.url);
+    try {
+      const viaRedis = new OpenAI({ baseURL: `${redisStack.gateway.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
+      const { _request_id } = await viaRedis.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'bill me' }] });
+      const entries = await client.xrange(`${prefix}ledger`, '-', '+');
+      const settlement = entries.map(([, fields]) => Object.fromEntries(fields.flatMap((value, index) => (index % 2 === 0 ? [[value, fields[index + 1]]] : [])))).filter((entry) => entry.t === 'settle').at(-1);
+      assert.match(_request_id ?? '', ID);
+      assert.equal(settlement?.requestId, _request_id);
+    } finally {
+      client.disconnect();
+      await redisStack.close();
+      await redis.close();
+    }
   });
 });
