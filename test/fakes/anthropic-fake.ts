@@ -22,7 +22,7 @@ let sequence = 0;
  */
 export async function startFakeAnthropic(options: { apiKey?: string } = {}): Promise<FakeServer> {
   const apiKey = options.apiKey ?? FAKE_ANTHROPIC_KEY;
-  const fake = new FakeServer((ctx) => route(ctx, apiKey), '', anthropicError);
+  const fake = new FakeServer((ctx) => route(ctx, apiKey), '', anthropicError, 'request-id');
   return fake.start();
 }
 
@@ -41,7 +41,7 @@ function messages(ctx: FakeContext): void {
   const history = (body.messages ?? []) as { role: string; content: unknown }[];
   const lastUser = [...history].reverse().find((m) => m.role === 'user');
   const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : []));
-  const tools = (fake.reply_.toolCalls ?? []).map((call, index) => ({ type: 'tool_use' as const, id: `toolu_fake${index}_${++sequence}`, name: call.name, input: call.arguments }));
+  const tools = (forcedToolCall(body, fake.reply_.json) ?? fake.reply_.toolCalls ?? []).map((call, index) => ({ type: 'tool_use' as const, id: `toolu_fake${index}_${++sequence}`, name: call.name, input: call.arguments }));
   const inputTokens = countWords(textOfMessages(history, body.system));
   const outputTokens = countWords(tools.length > 0 ? tools.map((t) => JSON.stringify(t.input)).join(' ') : text);
   const id = `msg_fake${++sequence}`;
@@ -72,6 +72,14 @@ function messages(ctx: FakeContext): void {
   frames.push({ type: 'message_stop' });
   for (const frame of frames) if (!sse.send(frame, frame.type)) return;
   sse.end();
+}
+
+/** Anthropic honours a forced tool_choice: the answer is a call of that tool (of the last tool offered, for `any`). */
+function forcedToolCall(body: { tool_choice?: { type?: string; name?: string }; tools?: { name: string }[] }, input: unknown): { name: string; arguments: unknown }[] | undefined {
+  const choice = body.tool_choice;
+  if (input === undefined || !choice) return undefined;
+  const name = choice.type === 'tool' ? choice.name : choice.type === 'any' ? body.tools?.at(-1)?.name : undefined;
+  return name ? [{ name, arguments: input }] : undefined;
 }
 
 function json(ctx: FakeContext, body: unknown): void {

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Set when the caller went away before the answer finished (Tollgate aborting upstream). */
   aborted: boolean;
+  /** The id this fake sent back in its provider's request-id header, if the provider sends one. */
+  requestId?: string;
 }
 
 export interface Failure {
@@ -25,6 +27,12 @@ export interface ScriptedReply {
   endless?: boolean;
   /** A JSON answer of exactly this many bytes (its content filled up), written as the peer reads, never held whole. */
   answerBytes?: number;
+  /**
+   * The answer when the request asks for structured output, as each provider gives it: OpenAI and Gemini
+   * as the message's JSON text (`response_format` / `responseMimeType: application/json`), Anthropic as the
+   * input of the tool its `tool_choice` forces (or, with `any`, of the last tool offered).
+   */
+  json?: unknown;
 }
 
 /** Every answer's bytes (headers with the first piece) go out `bytes` at a time, one piece per `intervalMs`. */
@@ -70,6 +78,8 @@ export class FakeServer {
     private readonly handler: FakeHandler,
     readonly pathPrefix: string,
     private readonly errorBody: (status: number, message: string) => unknown,
+    /** The header in which the real provider names each answer (OpenAI `x-request-id`, Anthropic `request-id`). */
+    private readonly requestIdHeader?: string,
   ) {}
 
   get baseUrl(): string {
@@ -172,6 +182,11 @@ export class FakeServer {
     const url = new URL(req.url ?? '/', 'http://fake');
     const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body, aborted: false };
     this.requests.push(recorded);
+    if (this.requestIdHeader) {
+      // Like the real providers: every answer, errors included, carries its id.
+      recorded.requestId = `req_fake${++requestSequence}`;
+      res.setHeader(this.requestIdHeader, recorded.requestId);
+    }
     res.on('close', () => {
       if (!res.writableFinished) recorded.aborted = true;
     });
@@ -200,6 +215,8 @@ export class FakeServer {
     await this.handler({ req, res, recorded, body, url, fake: this });
   }
 }
+
+let requestSequence = 0;
 
 /** The answer's headers and the first half of its body reach the peer; then the connection dies. */
 function cutAfterHalf(res: ServerResponse): void {

@@ -36,7 +36,8 @@ function generate(ctx: FakeContext, model: string, stream: boolean): void {
   const { body, fake } = ctx;
   const contents = (body?.contents ?? []) as { role: string; parts: { text?: string }[] }[];
   const lastUser = [...contents].reverse().find((c) => c.role === 'user');
-  const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser?.parts ?? []));
+  const structured = body?.generationConfig?.responseMimeType === 'application/json' && fake.reply_.json !== undefined;
+  const text = structured ? JSON.stringify(fake.reply_.json) : (fake.reply_.text ?? echoReply(textOfMessages(lastUser?.parts ?? [])));
   const calls = fake.reply_.toolCalls ?? [];
   const promptTokens = countWords(textOfMessages(contents.map((c) => c.parts), body?.systemInstruction?.parts));
   const outputTokens = countWords(calls.length > 0 ? calls.map((c) => JSON.stringify(c.arguments)).join(' ') : text);

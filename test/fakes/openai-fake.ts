@@ -22,7 +22,7 @@ let sequence = 0;
  */
 export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeServer> {
   const apiKey = options.apiKey ?? FAKE_OPENAI_KEY;
-  const fake = new FakeServer((ctx) => route(ctx, apiKey), '/v1', openaiError);
+  const fake = new FakeServer((ctx) => route(ctx, apiKey), '/v1', openaiError, 'x-request-id');
   return fake.start();
 }
 
@@ -40,7 +40,8 @@ function chat(ctx: FakeContext): void | Promise<void> {
   const { body, fake } = ctx;
   const messages = (body?.messages ?? []) as { role: string; content: unknown }[];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : []));
+  const structured = body?.response_format?.type === 'json_schema' || body?.response_format?.type === 'json_object';
+  const text = structured && fake.reply_.json !== undefined ? JSON.stringify(fake.reply_.json) : (fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : [])));
   const toolCalls = (fake.reply_.toolCalls ?? []).map((call, index) => ({ id: `call_${index}_${++sequence}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
   const promptTokens = countWords(textOfMessages(messages));
   const completionTokens = countWords(toolCalls.length > 0 ? toolCalls.map((c) => c.function.arguments).join(' ') : text);

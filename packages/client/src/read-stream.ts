@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { StreamInterruptedError } from './errors.js';
+import { endsChatStream, endsMessagesStream, endsResponsesStream } from './stream-ends.js';
 
 /**
  * Bytes → SSE events. A socket that breaks mid-stream surfaces as StreamInterruptedError carrying the
@@ -48,17 +49,17 @@ export async function* checkedStream<Event>(body: AsyncIterable<Uint8Array>, fam
 export const chatFamily: StreamFamily<{ choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] }> = {
   parse: (event) => (event.data === '[DONE]' ? 'done' : JSON.parse(event.data)),
   textOf: (chunk) => chunk.choices?.[0]?.delta?.content ?? '',
-  isNormalEnd: (chunk) => (chunk.choices ?? []).some((choice) => Boolean(choice.finish_reason)),
+  isNormalEnd: endsChatStream,
 };
 
 export const messagesFamily: StreamFamily<{ type: string; delta?: { type?: string; text?: string } }> = {
   parse: (event) => JSON.parse(event.data),
   textOf: (event) => (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' ? (event.delta.text ?? '') : ''),
-  isNormalEnd: (event) => event.type === 'message_stop',
+  isNormalEnd: endsMessagesStream,
 };
 
 export const responsesFamily: StreamFamily<{ type: string; delta?: string }> = {
   parse: (event) => JSON.parse(event.data),
   textOf: (event) => (event.type === 'response.output_text.delta' ? (event.delta ?? '') : ''),
-  isNormalEnd: (event) => event.type === 'response.completed',
+  isNormalEnd: endsResponsesStream,
 };

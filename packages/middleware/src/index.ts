@@ -8,7 +8,7 @@
 export { tollgate, type Tollgate, type TollgateOptions } from './tollgate.js';
 export type { Logger, SqlAssets } from './runtime.js';
 export { koa } from './koa.js';
-export { parseConfig, loadConfigFile, ConfigError, type ConfigInput, type ResolvedConfig } from './config/index.js';
+export { parseConfig, loadConfigFile, readConfigFile, ConfigError, type ConfigInput, type ResolvedConfig } from './config/index.js';
 export { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
 export type { AdminOperations, UsageReport, Usage } from './policy/index.js';
 export type { SqlQuery, SqlResult, SqlValue, SqlParams } from './sql/sql-types.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseConfig, type ConfigInput } from './config/index.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
-import { ClientDeparture, matchRoute, sendJson } from './http/index.js';
+import { ClientDeparture, matchRoute, nextRequestId, requestIdHeader, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
@@ -58,16 +58,20 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
     const match = matchRoute(routes, req.method, req.url);
     if (match.kind === 'none') return false;
+    // Every answer carries its id — success, stream and every error, 401 included — in the header the
+    // family's official SDK reads; written before anything else so no path can answer without it.
+    const requestId = nextRequestId();
+    res.setHeader(requestIdHeader[match.kind === 'found' ? match.route.family : match.family], requestId);
     if (match.kind === 'wrong-method') {
       respondWithError(res, new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${match.allowed.join(', ')}`), match.family, { allow: match.allowed.join(', ') });
       return true;
     }
-    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, departure: new ClientDeparture(res) };
+    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, departure: new ClientDeparture(res), requestId };
     try {
       await match.route.handler(ctx);
     } catch (error) {
       const serviceError = ServiceError.from(error);
-      if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url}`, serviceError.cause ?? serviceError);
+      if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url} (request ${requestId})`, serviceError.cause ?? serviceError);
       if (res.headersSent) res.destroy();
       else respondWithError(res, serviceError, match.route.family);
     }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startFakeOpenAI } from '../../fakes/index.js';
 
 const CLI = fileURLToPath(new URL('../../../packages/middleware/src/cli.ts', import.meta.url));
 // The child runs in a temporary directory, so name tsx's loader by its absolute location.
@@ -84,5 +85,26 @@ describe('tollgate serve', function () {
     assert.equal(await exited(child), 1);
     assert.match(stderr, /maxRows/);
     assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  it('answers 400 model_not_configured, and never calls upstream, for a provider whose ${NAME} apiKey is unset', async () => {
+    const openai = await startFakeOpenAI();
+    try {
+      const file = join(cwd, 'tollgate.config.json');
+      writeFileSync(file, JSON.stringify({
+        defaultCatalog: false,
+        keys: [{ key: 'tg-cli-test-key-0001', org: 'acme' }],
+        organizations: { acme: { wallet: 10 } },
+        providers: { openai: { kind: 'openai', baseUrl: openai.baseUrl, apiKey: '${TOLLGATE_TEST_NEVER_SET}' } },
+        models: { gpt: { routes: [{ provider: 'openai', model: 'gpt-4o' }] } },
+      }));
+      running = await serve(cwd, '--config', file);
+      const response = await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer tg-cli-test-key-0001', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }) });
+      assert.equal(response.status, 400);
+      assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'model_not_configured');
+      assert.equal(openai.requests.length, 0, 'nothing reached upstream unauthenticated');
+    } finally {
+      await openai.close();
+    }
   });
 });

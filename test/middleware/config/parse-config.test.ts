@@ -15,6 +15,18 @@ describe('configuration', () => {
     assert.deepEqual([...disabledProviders], ['openai']);
   });
 
+  it('keeps a disabled provider disabled when its resolved config is parsed again, and leaves the input as it was', () => {
+    const input = { providers: { openai: { kind: 'openai' as const, apiKey: '${NOT_SET_ANYWHERE}' }, local: { kind: 'openai' as const, baseUrl: 'http://127.0.0.1:11434/v1' } } };
+    const before = structuredClone(input);
+    const first = parseConfig(input, {});
+    assert.deepEqual(input, before);
+    assert.equal(first.config.providers.openai?.disabled, true);
+    assert.equal('apiKey' in first.config.providers.openai!, false);
+    const second = parseConfig(first.config, {});
+    assert.deepEqual([...second.disabledProviders], ['openai'], 'the keyless local server stays enabled, the unset one disabled');
+    assert.deepEqual(second.config, first.config);
+  });
+
   it('skips a key whose variable is unset', () => {
     const { config } = parseConfig({ keys: [{ key: '${NOT_SET_ANYWHERE}', org: 'acme' }], organizations: { acme: {} } }, {});
     assert.equal(config.keys.length, 0);

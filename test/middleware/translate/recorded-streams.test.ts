@@ -16,6 +16,24 @@ function replay(kind: 'openai' | 'anthropic', protocol: 'chat' | 'messages', fix
 }
 
 describe('recorded provider streams through the translators', () => {
+  it('turns the recorded Anthropic "json" tool stream of a structured-output request into one JSON text answer ending in stop', () => {
+    const { translator, events } = replay('anthropic', 'chat', 'anthropic-json-tool.1', { model: 'my-alias', messages: [], response_format: { type: 'json_object' } });
+    const chunks = [...events, ...translator.end()].slice(0, -1).map((e) => e.data as { choices: { delta: { content?: string; tool_calls?: unknown }; finish_reason: string | null }[] });
+    assert.equal(chunks.some((c) => c.choices[0]?.delta.tool_calls !== undefined), false);
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
+    assert.deepEqual(JSON.parse(text), { elements: [{ location: 'San Francisco', temperature: 58, condition: 'sunny' }] });
+    assert.deepEqual(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean), ['stop']);
+  });
+
+  it('turns the recorded Anthropic "json" tool answer of a structured-output request into a JSON message', () => {
+    const recorded = recordedJson<{ content: { input: unknown }[] }>('anthropic-json-tool.1');
+    const { body } = codecFor('chat', 'anthropic').response(recorded, target('anthropic'), { model: 'my-alias', messages: [], response_format: { type: 'json_object' } });
+    const choice = (body as { choices: { message: { content: string; tool_calls?: unknown }; finish_reason: string }[] }).choices[0]!;
+    assert.deepEqual(JSON.parse(choice.message.content), recorded.content[0]!.input);
+    assert.equal(choice.message.tool_calls, undefined);
+    assert.equal(choice.finish_reason, 'stop');
+  });
+
   it('turns a recorded Anthropic text stream into chat chunks ending with one finish_reason and [DONE]', () => {
     const { translator, events } = replay('anthropic', 'chat', 'anthropic-text');
     const all = [...events, ...translator.end()];

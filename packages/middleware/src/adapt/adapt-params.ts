@@ -28,11 +28,12 @@ export function adaptParams(
   for (const [name, capability] of table) {
     const value = adapted[name];
     if (value === undefined || value === null) continue;
-    if ('unsupported' in capability) {
+    if ('unsupported' in capability || ('expressible' in capability && !capability.expressible(value))) {
       delete adapted[name];
       adaptation.dropped.push(name);
       continue;
     }
+    if ('expressible' in capability) continue;
     if (typeof value !== 'number') continue;
     const applied = Math.min(capability.max ?? Infinity, Math.max(capability.min ?? -Infinity, value));
     if (applied !== value) {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { KeyRing } from '../auth/index.js';
-import { loadConfigFile, parseConfig, type ConfigInput } from '../config/index.js';
+import { parseConfig, readConfigFile, type ConfigInput } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { createPolicy, type AdminOperations } from '../policy/index.js';
 import { systemClock } from '../runtime-clock.js';
@@ -18,7 +18,7 @@ export function registerAdminCommand(program: Command): void {
 
   const run = (operation: (ops: AdminOperations) => Promise<unknown>) => async () => {
     const { config: file, data } = admin.opts<{ config?: string; data: string }>();
-    const { config } = parseConfig(withoutPendingFile(file ? loadConfigFile(file).config : embeddedConfig(data).config));
+    const { config } = parseConfig(withoutPendingFile(file ? readConfigFile(file) : embeddedConfig(data).config));
     const { policy, admin: operations } = await createPolicy({ config, keys: KeyRing.fromConfig(config.keys), clock: systemClock, baseDir: process.cwd(), logger: { error: (m, e) => console.error(m, e) }, role: 'admin' });
     try {
       const result = await operation(operations);

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import connect from 'connect';
-import { loadConfigFile, type ConfigInput } from '../config/index.js';
+import { readConfigFile, type ConfigInput } from '../config/index.js';
 import { tollgate } from '../tollgate.js';
 import { embeddedConfig } from './embedded-config.js';
 
@@ -19,7 +19,8 @@ export function registerServeCommand(program: Command): void {
       let config: ConfigInput;
       let devKey: string | undefined;
       let devKeyCreated = false;
-      if (options.config) config = loadConfigFile(options.config).config;
+      // Parsed once, by tollgate(): see readConfigFile.
+      if (options.config) config = readConfigFile(options.config);
       else ({ config, devKey, devKeyCreated } = embeddedConfig(options.data));
       const gate = tollgate(config);
       await gate.ready();

@@ -75,6 +75,8 @@ const provider = z
      * through chat completions). Default: true for OpenAI's own hosts, false for other OpenAI-compatible servers.
      */
     responsesApi: z.boolean().optional(),
+    /** Not routable: set by the parser when a `${NAME}` of the provider is unset, or by hand. */
+    disabled: z.boolean().optional(),
   })
   .strict();
 

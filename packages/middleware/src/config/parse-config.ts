@@ -39,19 +39,48 @@ export function parseConfig(input: ConfigInput | unknown, env: NodeJS.ProcessEnv
   const withoutUnsetKeys = dropUnsetKeys(value, unset);
   const result = configSchema.safeParse(withoutUnsetKeys);
   if (!result.success) throw new ConfigError(`Invalid Tollgate configuration:\n  ${formatIssues(result.error)}`);
-  const config = result.data;
+  for (const [name, provider] of Object.entries(result.data.providers)) if (provider.disabled) disabledProviders.add(name);
+  const config = { ...result.data, providers: markDisabled(result.data.providers, disabledProviders) };
   // Organization names arrive from keys, journals and admin commands: a lookup must never find an
   // inherited member (`toString`), so the table has no prototype at all.
   config.organizations = Object.assign(Object.create(null) as ResolvedConfig['organizations'], config.organizations);
-  for (const name of Object.keys(config.providers)) {
-    if (disabledProviders.has(name)) delete config.providers[name]?.apiKey;
-  }
   checkReferences(config);
   return { config, disabledProviders };
 }
 
+/**
+ * A disabled provider says so in the resolved config (`disabled: true`, no `apiKey`), so a resolved config
+ * parsed again stays what it was: a provider whose `${NAME}` was unset never comes back enabled without its
+ * key (it would call upstream unauthenticated instead of answering 400 model_not_configured). New objects,
+ * never a change to what the caller passed.
+ */
+function markDisabled(providers: ResolvedConfig['providers'], disabled: Set<string>): ResolvedConfig['providers'] {
+  if (disabled.size === 0) return providers;
+  const marked: ResolvedConfig['providers'] = {};
+  for (const [name, provider] of Object.entries(providers)) {
+    if (!disabled.has(name)) {
+      marked[name] = provider;
+      continue;
+    }
+    const { apiKey: _unusable, ...rest } = provider;
+    marked[name] = { ...rest, disabled: true };
+  }
+  return marked;
+}
+
 /** Reads a JSON config file; relative file paths inside it stay relative to the working directory. */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): ParsedConfig {
+  return parseConfig(readConfigFile(file), env);
+}
+
+/**
+ * Reads a JSON config file as it is written, `${NAME}` references included, for `tollgate(config)` to parse
+ * once (the CLI does this).
+ *
+ * @example
+ * const gate = tollgate(readConfigFile('tollgate.config.json'));
+ */
+export function readConfigFile(file: string): ConfigInput {
   const path = resolve(file);
   let raw: string;
   try {
@@ -65,7 +94,7 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   } catch (error) {
     throw new ConfigError(`Config file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  return parseConfig(json, env);
+  return json as ConfigInput;
 }
 
 function dropUnsetKeys(value: unknown, unset: { path: (string | number)[] }[]): unknown {

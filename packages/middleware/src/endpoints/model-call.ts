@@ -2,7 +2,7 @@ import { adaptParams, adaptationHeaders, type Adaptation } from '../adapt/index.
 import type { Principal } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError, type ErrorName } from '../errors/index.js';
-import { SseWriter, sendJson } from '../http/index.js';
+import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
 import type { Admission, Usage } from '../policy/index.js';
 import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
@@ -81,6 +81,7 @@ async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: num
     price: config.price,
     estimatedInputTokens,
     maxOutputTokens: noOutput ?? budget ?? config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET,
+    requestId: call.ctx.requestId,
   });
 }
 
@@ -102,6 +103,7 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
       return;
     } catch (error) {
       if (call.ctx.departure.aborted) return;
+      if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw toServiceError(error);
       lastFailure = error;
     }
@@ -122,8 +124,24 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<
   };
   const { upstream } = call.ctx.runtime.gateway;
   const headers = adaptationHeaders(plan.adaptation);
-  if (stream) await relayStream(call, plan, await upstream.postStream(upstreamCall), headers, meter);
-  else await relayJson(call, plan, await upstream.postJson(upstreamCall), headers, meter);
+  if (stream) {
+    const response = await upstream.postStream(upstreamCall);
+    nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
+    await relayStream(call, plan, response, headers, meter);
+  } else {
+    const answer = await upstream.postJson(upstreamCall);
+    nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
+    await relayJson(call, plan, answer, headers, meter);
+  }
+}
+
+/** The provider's own id of the call that answered, beside Tollgate's, so either side's logs can be searched. */
+function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): void {
+  const { res } = call.ctx;
+  if (res.headersSent) return;
+  // A failed-over route's id must not stay on the answer of the route after it.
+  if (upstreamId === undefined) res.removeHeader(UPSTREAM_REQUEST_ID_HEADER);
+  else res.setHeader(UPSTREAM_REQUEST_ID_HEADER, upstreamId);
 }
 
 async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
@@ -140,7 +158,7 @@ async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson,
 async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
   const relay = call.ctx.runtime.config.relay;
   const writer = new SseWriter(call.ctx.res, headers, relay.maxPausedStreamMs);
-  const translator = plan.codec.stream(plan.target, plan.body);
+  const translator = plan.codec.stream(plan.target, plan.body, meter.promptTokens);
   const send = async (events: ReturnType<typeof translator.push>) => {
     for (const event of events) await writer.send(event.data, event.event);
   };
@@ -207,8 +225,8 @@ class Meter {
   #usage: Usage = { inputTokens: 0, outputTokens: 0 };
 
   constructor(
-    /** The tokenizer's count of the prompt, asked only when the provider reports no input tokens. */
-    private readonly promptTokens: () => number,
+    /** The tokenizer's count of the prompt (memoized), asked only when the provider reports no input tokens or a stream's first event needs it. */
+    readonly promptTokens: () => number,
     private readonly admission: Admission,
   ) {}
 

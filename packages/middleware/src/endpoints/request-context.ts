@@ -16,6 +16,8 @@ export interface RequestContext {
   parsedBody?: unknown;
   /** Aborts when the client goes away before the response finished: pass it wherever work should stop then. */
   departure: ClientDeparture;
+  /** This request's id, already in the answer's headers; logged with it and written in its ledger line. */
+  requestId: string;
 }
 
 /** A route's handler. It writes the response itself; anything it throws is rendered by the dispatcher. */

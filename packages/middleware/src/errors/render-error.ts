@@ -23,12 +23,27 @@ export interface RenderOptions {
  * const { status, headers, body } = renderError(err, 'anthropic');
  */
 export function renderError(error: ServiceError, family: ErrorFamily, options: RenderOptions = {}): RenderedError {
-  const headers = family === 'anthropic' && !options.anthropicDenialHeaders ? {} : denialHeaders(error);
   if (error.kind === 'unauthorized' || error.kind === 'forbidden_scope') {
     // contract §5 rule 3 / shape 4: a small JSON object with a detail field, no code.
-    return { status: 401, headers: { 'www-authenticate': 'Bearer realm="tollgate"' }, body: { detail: error.message } };
+    return { status: 401, headers: { 'x-should-retry': 'false', 'www-authenticate': 'Bearer realm="tollgate"' }, body: { detail: error.message } };
   }
+  // x-should-retry is not a §7.2 denial header: it goes on every family, /v1/messages included, where it is
+  // the only signal that stops the Anthropic SDK retrying an exhausted allowance (contract §7.3 rule 5).
+  const headers = family === 'anthropic' && !options.anthropicDenialHeaders ? {} : denialHeaders(error);
+  headers['x-should-retry'] = shouldRetry(error) ? 'true' : 'false';
   return { status: error.status, headers, body: renderBody(error, family) };
+}
+
+/**
+ * Whether a client may send the same request again (contract §7.3): rules 2–3 say never for an exhausted
+ * allowance, 401, 402, 404, 422 and a 400 the request caused; rule 1 says yes for rate_limited and 5xx.
+ * A relayed status decides for itself, as the SDKs' own rules would (408, 409, 429 and 5xx retry).
+ */
+export function shouldRetry(error: ServiceError): boolean {
+  const { retry } = errorCatalog[error.kind];
+  if (retry !== 'by-status') return retry;
+  const { status } = error;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 function renderBody(error: ServiceError, family: ErrorFamily): unknown {

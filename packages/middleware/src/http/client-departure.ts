@@ -4,17 +4,18 @@ type Listener = () => void;
 
 /**
  * The client leaving before its answer was written: `aborted` turns true and the `abort` listeners run,
- * once. It has the part of EventEmitter's shape that undici reads from a `signal` (`aborted`, `on`,
- * `once`, `removeListener`), so this one object cancels an upstream call, a retry's backoff and a running
- * SQL statement. Not an AbortController, which cost ~10 µs of every relayed call; and it watches the
- * response only once something listens, so an answer that waits on nothing never pays for it.
+ * once. This one object cancels an upstream call, a retry's backoff and a running SQL statement. Not an
+ * AbortController, which cost ~10 µs of every relayed call; and it watches the response only once
+ * something listens, so an answer that waits on nothing never pays for it. It is never handed to undici
+ * as a `signal` (undici's next major takes only an AbortSignal there): a streamed upstream call links a
+ * real AbortSignal to it for its own length (upstream/linked-abort-signal.ts).
  */
 export class ClientDeparture implements CancelSignal {
   #listeners: Listener[] | undefined;
 
   constructor(private readonly res: ServerResponse) {}
 
-  /** Named like AbortSignal's, which undici reads. */
+  /** Named like AbortSignal's. */
   get aborted(): boolean {
     return this.res.destroyed && !this.res.writableFinished;
   }
@@ -29,20 +30,11 @@ export class ClientDeparture implements CancelSignal {
     return this;
   }
 
-  /** undici checks that a signal has `on`; an abort happens once, so `on` is `once`. */
-  on(event: 'abort', listener: Listener): this {
-    return this.once(event, listener);
-  }
-
   off(_event: 'abort', listener: Listener): this {
     const listeners = this.#listeners;
     const index = listeners ? listeners.lastIndexOf(listener) : -1;
     if (index >= 0) listeners!.splice(index, 1);
     return this;
-  }
-
-  removeListener(event: 'abort', listener: Listener): this {
-    return this.off(event, listener);
   }
 
   #close(): void {
@@ -53,9 +45,11 @@ export class ClientDeparture implements CancelSignal {
   }
 }
 
-/** What cancels a call, as the upstream and SQL layers need it: a ClientDeparture, or any signal undici takes. */
+/** What cancels a call, as the upstream and SQL layers need it: a ClientDeparture (or an adapter of an AbortSignal). */
 export interface CancelSignal {
   readonly aborted: boolean;
+  /** Why it fired, when it knows (an attempt's deadline); undefined for a client that left. */
+  readonly reason?: unknown;
   once(event: 'abort', listener: Listener): unknown;
   off(event: 'abort', listener: Listener): unknown;
 }

@@ -17,6 +17,8 @@ export interface AdmissionRequest {
   estimatedInputTokens: number;
   /** The output budget the request may spend (its max_tokens after clamping). */
   maxOutputTokens: number;
+  /** The id the client saw on its answer (`x-request-id` / `request-id`), written in the ledger line. */
+  requestId?: string;
 }
 
 /** A request that was let in: it holds a concurrency slot until settled. */

@@ -49,7 +49,11 @@ export interface Codec {
   request(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string | string[] | undefined>): unknown;
   /** `clientBody` is the adapted client body (embeddings need `encoding_format` and the inputs). */
   response(upstream: unknown, target: RouteTarget, clientBody?: Record<string, unknown>): { body: unknown; usage: SeenUsage };
-  stream(target: RouteTarget, clientBody: Record<string, unknown>): StreamTranslator;
+  /**
+   * `promptTokens` is the tokenizer's estimate of the client's prompt, computed once per request on first
+   * call: a translated `/v1/messages` stream sends it in `message_start`, before upstream reports usage.
+   */
+  stream(target: RouteTarget, clientBody: Record<string, unknown>, promptTokens?: () => number): StreamTranslator;
 }
 
 /** Thrown by `StreamTranslator.end()` when the upstream stream ended without finishing the generation. */

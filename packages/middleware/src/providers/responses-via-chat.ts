@@ -1,5 +1,5 @@
-import { unsupported, type ParamTable } from '../adapt/index.js';
-import { ChatToResponsesStream, chatToResponsesResponse, responsesToChatRequest, type ChatChunk, type ChatCompletion, type ResponsesRequest } from '../translate/index.js';
+import { keeps, unsupported, type ParamTable } from '../adapt/index.js';
+import { ChatToResponsesStream, chatToResponsesResponse, responseFormatFromResponsesText, responsesToChatRequest, type ChatChunk, type ChatCompletion, type ResponsesRequest } from '../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from './codec.js';
 
 /** Responses features that have no chat equivalent; a translated route cannot take them (contract §4.3 rule 1). */
@@ -29,17 +29,32 @@ const sharedNames = ['temperature', 'top_p', 'parallel_tool_calls', 'user'];
  * codecTable.responses.anthropic = responsesViaChat(anthropicChatCodec);
  */
 export function responsesViaChat(chat: Codec): Codec {
-  const params: ParamTable = { ...responsesOnly, ...Object.fromEntries(sharedNames.flatMap((name) => (chat.params[name] ? [[name, chat.params[name]]] : []))) };
+  const params: ParamTable = {
+    ...responsesOnly,
+    ...Object.fromEntries(sharedNames.flatMap((name) => (chat.params[name] ? [[name, chat.params[name]]] : []))),
+    // `text.format` becomes chat's `response_format`: kept exactly when the chat route can enforce that
+    // (contract §4.3 rule 1), judged before the body is translated, so the header names what the client sent.
+    text: { expressible: textFormatKeptBy(chat) },
+  };
   return {
     params,
     outputLimitFields: ['max_output_tokens'],
     upstreamPath: (target, stream) => chat.upstreamPath(target, stream),
     request: (body, target, headers) => chat.request(responsesToChatRequest(body as ResponsesRequest), target, headers),
     response(upstream, target, clientBody) {
-      const { body, usage } = chat.response(upstream, target, clientBody);
+      // The chat codec reads the chat request it answers (structured output is unwrapped from it).
+      const chatBody = clientBody ? responsesToChatRequest(clientBody as ResponsesRequest) : undefined;
+      const { body, usage } = chat.response(upstream, target, chatBody);
       return { body: chatToResponsesResponse(body as ChatCompletion, target.alias, clientBody), usage };
     },
     stream: (target, clientBody) => new ChatToResponsesTranslator(chat, target, clientBody),
+  };
+}
+
+function textFormatKeptBy(chat: Codec): (text: unknown) => boolean {
+  return (text) => {
+    const responseFormat = responseFormatFromResponsesText(text);
+    return responseFormat === undefined || keeps(chat.params.response_format, responseFormat);
   };
 }
 

@@ -154,8 +154,8 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const charge = chargeFor(config, balances, request, clean);
     applySettlement(balances, windows, ticket, clean, charge);
     if (!this.#journal) return;
-    // The ledger's id is unique across restarts.
-    const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros };
+    // The ledger's id is unique across restarts, unlike the admission's number.
+    const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId };
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
     // would be missing after a restart: the answer was already produced, so it is not taken back, but the
     // operator is told, with what the ledger lacks.

@@ -152,7 +152,10 @@ function ledgerLineOf(fields: string[]): LedgerLine[] {
   const value: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) value[fields[i]!] = fields[i + 1]!;
   if (value.t !== 'settle') return [];
-  return [{ t: 'settle', id: value.id ?? '', at: Number(value.at), org: value.org ?? '', keyId: value.keyId ?? '', alias: value.alias ?? '', in: Number(value.in), out: Number(value.out), included: Number(value.included), cost: Number(value.cost) }];
+  const line: LedgerLine = { t: 'settle', id: value.id ?? '', at: Number(value.at), org: value.org ?? '', keyId: value.keyId ?? '', alias: value.alias ?? '', in: Number(value.in), out: Number(value.out), included: Number(value.included), cost: Number(value.cost) };
+  // Settlements spooled by a version without request ids wrote none.
+  if (value.requestId) line.requestId = value.requestId;
+  return [line];
 }
 
 /** The smallest stream id after `id` (`ms-seq`): XTRIM MINID keeps entries from there on. */

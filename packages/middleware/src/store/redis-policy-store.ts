@@ -305,7 +305,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
         k.bal, k.win, k.slots, k.ledger, k.lapsed,
         id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
-        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens,
+        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '',
       ],
     };
     return this.redis.tollgateSettle(...settlement.args).then(

@@ -133,7 +133,8 @@ return {'ok', tokenSecond}
 
 /**
  * KEYS: bal win slots ledger lapsed.
- * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est.
+ * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est
+ * requestId (requestId may be absent in a settlement spooled by an older version).
  * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
  * tokens-per-minute correction (actual − estimate) goes there while it is still in the window.
  * Returns the cost in micro-dollars, or -1 when this admission was already settled (or never admitted).
@@ -178,6 +179,6 @@ redis.call('HINCRBY', KEYS[1], 'requests', 1)
 redis.call('HINCRBY', KEYS[1], 'in', inT)
 redis.call('HINCRBY', KEYS[1], 'out', outT)
 redis.call('HINCRBY', KEYS[1], 'cost', cost)
-redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now)
+redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now, 'requestId', ARGV[15] or '')
 return cost
 `;

@@ -9,7 +9,7 @@ type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number
  * upstream's normal end — and only if a `finish_reason` was seen (DESIGN: a failed generation is visible).
  *
  * @example
- * const translate = new ChatToMessagesStream('gpt');
+ * const translate = new ChatToMessagesStream('gpt', { promptTokens: () => 12 });
  * for (const chunk of chunks) for (const event of translate.push(chunk)) write(event);
  * for (const event of translate.finish()) write(event);
  */
@@ -21,7 +21,17 @@ export class ChatToMessagesStream {
   #inputTokens = 0;
   #outputTokens = 0;
 
-  constructor(private readonly alias: string) {}
+  constructor(
+    private readonly alias: string,
+    private readonly options: {
+      /**
+       * The prompt's token count as best known before upstream reports usage (Tollgate's tokenizer
+       * estimate): real Anthropic sends the prompt count in `message_start`, and some clients (LangChain)
+       * read it only there.
+       */
+      promptTokens?: () => number;
+    } = {},
+  ) {}
 
   push(chunk: ChatChunk): AnthropicEvent[] {
     const events: AnthropicEvent[] = [];
@@ -78,7 +88,7 @@ export class ChatToMessagesStream {
   #messageStart(id: string): AnthropicEvent {
     return {
       type: 'message_start',
-      message: { id: `msg_${id.replace(/^chatcmpl-/, '')}`, type: 'message', role: 'assistant', model: this.alias, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+      message: { id: `msg_${id.replace(/^chatcmpl-/, '')}`, type: 'message', role: 'assistant', model: this.alias, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: this.options.promptTokens?.() ?? 0, output_tokens: 0 } },
     };
   }
 

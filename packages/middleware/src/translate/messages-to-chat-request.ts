@@ -1,4 +1,5 @@
 import { toImageDataUrl } from './image-data-url.js';
+import { responseFormatFromMessages } from './structured-output.js';
 import type { AnthropicBlock, ChatContentPart, ChatMessage, ChatRequest, Json, MessagesRequest } from './wire-types.js';
 
 /**
@@ -24,6 +25,9 @@ export function messagesToChatRequest(request: MessagesRequest, upstreamModel: s
   const toolChoice = toChatToolChoice(request.tool_choice as Json | undefined);
   if (toolChoice !== undefined) chat.tool_choice = toolChoice;
   if ((request.tool_choice as Json | undefined)?.disable_parallel_tool_use === true) chat.parallel_tool_calls = false;
+  // Anthropic's structured output becomes chat's, which OpenAI enforces natively and Gemini as responseJsonSchema.
+  const responseFormat = responseFormatFromMessages(request);
+  if (responseFormat) chat.response_format = responseFormat;
   if (chat.stream) chat.stream_options = { include_usage: true };
   return chat;
 }

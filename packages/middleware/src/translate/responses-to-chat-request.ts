@@ -1,5 +1,6 @@
 import type { ChatContentPart, ChatMessage, ChatRequest } from './wire-types.js';
 import type { ResponsesInputItem, ResponsesRequest } from './responses-wire.js';
+import { responseFormatFromResponsesText } from './structured-output.js';
 
 /**
  * OpenAI Responses request → chat request (the pivot), for routes that do not speak Responses:
@@ -53,9 +54,8 @@ export function responsesToChatRequest(request: ResponsesRequest): ChatRequest {
   const choice = request.tool_choice as string | { type?: string; name?: string } | undefined;
   if (typeof choice === 'string') chat.tool_choice = choice;
   else if (choice?.type === 'function' && choice.name) chat.tool_choice = { type: 'function', function: { name: choice.name } };
-  const format = (request.text as { format?: { type?: string; schema?: unknown; name?: string } } | undefined)?.format;
-  if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
-  if (format?.type === 'json_schema') chat.response_format = { type: 'json_schema', json_schema: { name: format.name ?? 'response', schema: format.schema } };
+  const responseFormat = responseFormatFromResponsesText(request.text);
+  if (responseFormat) chat.response_format = responseFormat;
   return chat;
 }
 

@@ -19,6 +19,8 @@ export class UpstreamFailure extends Error {
       retryAfterMs?: number;
       /** A relay limit the answer ran past (README "Relay limits"); such an attempt is not retried. */
       exceeded?: RelayLimit;
+      /** The provider's own id of the answer that refused, when it sent one. */
+      requestId?: string;
       cause?: unknown;
     },
   ) {

@@ -1,6 +1,7 @@
-import { MessagesToChatStream, chatToMessagesRequest, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { MessagesToChatStream, chatToMessagesRequest, endsMessagesStream, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { messagesUsage } from './messages-codec.js';
+import { AnswerToolUnwrapper, answerToolName, unwrapAnswer, withAnswerTool } from './answer-tool.js';
 import { anthropicParamsForChatClients } from './params.js';
 
 /** A chat client on an Anthropic route: translated both ways through the messages format. */
@@ -8,14 +9,16 @@ export const anthropicChatCodec: Codec = {
   params: anthropicParamsForChatClients,
   outputLimitFields: ['max_tokens', 'max_completion_tokens'],
   upstreamPath: () => '/v1/messages',
-  request: (body, target) => chatToMessagesRequest(body as ChatRequest, target.model, target.defaultMaxTokens),
-  response(upstream, target) {
+  request: (body, target) => withAnswerTool(chatToMessagesRequest(body as ChatRequest, target.model, target.defaultMaxTokens), body as ChatRequest),
+  response(upstream, target, clientBody) {
     const message = upstream as MessagesResponse;
-    return { body: messagesToChatResponse(message, target.alias), usage: messagesUsage(message.usage) };
+    const answerTool = clientBody ? answerToolName(clientBody as ChatRequest) : undefined;
+    const answer = answerTool ? unwrapAnswer(message, answerTool) : message;
+    return { body: messagesToChatResponse(answer, target.alias), usage: messagesUsage(message.usage) };
   },
   stream(target, clientBody) {
     const includeUsage = (clientBody.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-    return new MessagesToChatTranslator(target.alias, includeUsage);
+    return new MessagesToChatTranslator(target.alias, includeUsage, answerToolName(clientBody as ChatRequest));
   },
 };
 
@@ -24,15 +27,18 @@ class MessagesToChatTranslator implements StreamTranslator {
   #stopped = false;
   #reported = false;
   #text = '';
+  readonly #answer: AnswerToolUnwrapper | undefined;
 
-  constructor(alias: string, includeUsage: boolean) {
+  constructor(alias: string, includeUsage: boolean, answerTool: string | undefined) {
     this.#translate = new MessagesToChatStream(alias, { includeUsage });
+    if (answerTool) this.#answer = new AnswerToolUnwrapper(answerTool);
   }
 
   push(event: { data: string }): ClientEvent[] {
-    const data = JSON.parse(event.data) as AnthropicEvent;
+    const parsed = JSON.parse(event.data) as AnthropicEvent;
+    const data = this.#answer ? this.#answer.push(parsed) : parsed;
     if (data.type === 'message_start' || data.type === 'message_delta') this.#reported = true;
-    if (data.type === 'message_stop') this.#stopped = true;
+    if (endsMessagesStream(data)) this.#stopped = true;
     if (data.type === 'error') throw new IncompleteStream(`upstream stream error: ${JSON.stringify(data.error)}`);
     const chunks = this.#translate.push(data);
     for (const chunk of chunks) this.#text += chunk.choices[0]?.delta.content ?? '';

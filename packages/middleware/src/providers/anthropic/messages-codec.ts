@@ -1,4 +1,4 @@
-import { inputTokensOf, type AnthropicEvent, type MessagesResponse } from '../../translate/index.js';
+import { endsMessagesStream, inputTokensOf, type AnthropicEvent, type MessagesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
 
@@ -50,7 +50,7 @@ export class MessagesRelayStream implements StreamTranslator {
     } else if (data.type === 'message_delta') {
       const usage = data.usage as { input_tokens?: number; output_tokens?: number } | undefined;
       this.#usage = { inputTokens: usage?.input_tokens ?? this.#usage.inputTokens, outputTokens: usage?.output_tokens ?? this.#usage.outputTokens, reported: true };
-    } else if (data.type === 'message_stop') {
+    } else if (endsMessagesStream(data)) {
       this.#stopped = true;
     } else if (data.type === 'error') {
       // Anthropic reports mid-stream failures as an error event; Tollgate never invents or relays one.

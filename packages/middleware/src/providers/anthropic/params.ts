@@ -1,4 +1,5 @@
 import { unsupported, type ParamTable } from '../../adapt/index.js';
+import { canForceAnswerTool } from './answer-tool.js';
 
 /** Anthropic messages parameters and their ranges (docs.anthropic.com API reference). */
 export const anthropicMessagesParams: ParamTable = {
@@ -19,7 +20,8 @@ export const anthropicParamsForChatClients: ParamTable = {
   presence_penalty: unsupported,
   frequency_penalty: unsupported,
   seed: unsupported,
-  response_format: unsupported,
+  // Enforced through a forced tool whose input is the answer (answer-tool.ts); a schema of a non-object cannot be a tool's input.
+  response_format: { expressible: canForceAnswerTool },
   service_tier: unsupported,
   prediction: unsupported,
   modalities: unsupported,

@@ -21,16 +21,16 @@ export const geminiMessagesCodec: Codec = {
     const response = upstream as GeminiResponse;
     return { body: chatToMessagesResponse(geminiToChatResponse(response, target.alias), target.alias), usage: geminiUsage(response) };
   },
-  stream: (target) => new GeminiToMessagesTranslator(target.alias),
+  stream: (target, _clientBody, promptTokens) => new GeminiToMessagesTranslator(target.alias, promptTokens),
 };
 
 class GeminiToMessagesTranslator implements StreamTranslator {
   readonly #toChat: GeminiToChatStream;
   readonly #toMessages: ChatToMessagesStream;
 
-  constructor(alias: string) {
+  constructor(alias: string, promptTokens: (() => number) | undefined) {
     this.#toChat = new GeminiToChatStream(alias, { includeUsage: true });
-    this.#toMessages = new ChatToMessagesStream(alias);
+    this.#toMessages = new ChatToMessagesStream(alias, { promptTokens });
   }
 
   push(event: { data: string }): ClientEvent[] {

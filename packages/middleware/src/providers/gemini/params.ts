@@ -1,4 +1,5 @@
 import { unsupported, type ParamTable } from '../../adapt/index.js';
+import { chatCanTakeOutputConfig, chatCanTakeOutputFormat } from '../../translate/index.js';
 
 /**
  * A chat client on a Gemini route (ai.google.dev `GenerationConfig`): what maps onto Gemini and its
@@ -31,4 +32,7 @@ export const geminiParamsForMessagesClients: ParamTable = {
   top_k: { min: 1 },
   thinking: unsupported,
   service_tier: unsupported,
+  // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts).
+  output_config: { expressible: chatCanTakeOutputConfig },
+  output_format: { expressible: chatCanTakeOutputFormat },
 };

@@ -1,4 +1,4 @@
-import type { ChatChunk, ChatCompletion } from '../../translate/index.js';
+import { endsChatStream, type ChatChunk, type ChatCompletion } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { openaiChatParams } from './params.js';
 
@@ -45,8 +45,8 @@ export class ChatRelayStream implements StreamTranslator {
     for (const choice of chunk.choices ?? []) {
       if (typeof choice.delta?.content === 'string') this.#text += choice.delta.content;
       for (const call of choice.delta?.tool_calls ?? []) this.#text += call.function?.arguments ?? '';
-      if (choice.finish_reason) this.#finished = true;
     }
+    if (endsChatStream(chunk)) this.#finished = true;
     const isUsageOnly = (chunk.choices ?? []).length === 0 && chunk.usage;
     if (isUsageOnly && !this.wantsUsage) return [];
     if (!this.wantsUsage && chunk.usage !== undefined) delete chunk.usage;

@@ -13,7 +13,7 @@ export const openaiMessagesCodec: Codec = {
     const completion = upstream as ChatCompletion;
     return { body: chatToMessagesResponse(completion, target.alias), usage: chatUsage(completion.usage) };
   },
-  stream: (target) => new ChatToMessagesTranslator(target.alias),
+  stream: (target, _clientBody, promptTokens) => new ChatToMessagesTranslator(target.alias, promptTokens),
 };
 
 class ChatToMessagesTranslator implements StreamTranslator {
@@ -21,8 +21,8 @@ class ChatToMessagesTranslator implements StreamTranslator {
   #text = '';
   #reported = false;
 
-  constructor(alias: string) {
-    this.#translate = new ChatToMessagesStream(alias);
+  constructor(alias: string, promptTokens: (() => number) | undefined) {
+    this.#translate = new ChatToMessagesStream(alias, { promptTokens });
   }
 
   push(event: { data: string }): ClientEvent[] {

@@ -1,4 +1,5 @@
 import { unsupported, type ParamTable } from '../../adapt/index.js';
+import { chatCanTakeOutputConfig, chatCanTakeOutputFormat } from '../../translate/index.js';
 
 /** OpenAI chat parameters and their ranges (platform.openai.com API reference). */
 export const openaiChatParams: ParamTable = {
@@ -17,6 +18,9 @@ export const openaiParamsForMessagesClients: ParamTable = {
   top_k: unsupported,
   thinking: unsupported,
   service_tier: unsupported,
+  // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts).
+  output_config: { expressible: chatCanTakeOutputConfig },
+  output_format: { expressible: chatCanTakeOutputFormat },
 };
 
 /** OpenAI Responses parameters and their ranges (platform.openai.com API reference). */

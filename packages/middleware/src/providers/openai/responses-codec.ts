@@ -1,4 +1,4 @@
-import type { ResponsesEvent, ResponsesResponse } from '../../translate/index.js';
+import { endsResponsesStream, type ResponsesEvent, type ResponsesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { openaiResponsesParams } from './params.js';
 
@@ -39,7 +39,7 @@ export class ResponsesRelayStream implements StreamTranslator {
       if (response.usage) this.#usage = responsesSeenUsage(response.usage);
     }
     if (data.type === 'response.output_text.delta' || data.type === 'response.function_call_arguments.delta') this.#text += String(data.delta ?? '');
-    if (data.type === 'response.completed' || data.type === 'response.incomplete') this.#finished = true;
+    if (endsResponsesStream(data)) this.#finished = true;
     return [{ event: event.event ?? data.type, data }];
   }
 
