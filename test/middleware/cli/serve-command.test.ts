@@ -93,13 +93,13 @@ describe('tollgate serve', function () {
       const file = join(cwd, 'tollgate.config.json');
       writeFileSync(file, JSON.stringify({
         defaultCatalog: false,
-        keys: [{ key: 'tg-cli-test-key-0001', org: 'acme' }],
+        keys: [{ key: 'tg-cli-test-key-0001-0123456789abcdef', org: 'acme' }],
         organizations: { acme: { wallet: 10 } },
         providers: { openai: { kind: 'openai', baseUrl: openai.baseUrl, apiKey: '${TOLLGATE_TEST_NEVER_SET}' } },
         models: { gpt: { routes: [{ provider: 'openai', model: 'gpt-4o' }] } },
       }));
       running = await serve(cwd, '--config', file);
-      const response = await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer tg-cli-test-key-0001', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }) });
+      const response = await fetch(`${running.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer tg-cli-test-key-0001-0123456789abcdef', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }) });
       assert.equal(response.status, 400);
       assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'model_not_configured');
       assert.equal(openai.requests.length, 0, 'nothing reached upstream unauthenticated');

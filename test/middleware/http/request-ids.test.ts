@@ -97,13 +97,19 @@ describe('request ids on every answer', () => {
   it('writes the answer’s id in the Redis ledger stream too', async () => {
     const redis = await RedisServer.start();
     const prefix = 'ids:';
-    const redisStack = await startStack({ store: { kind: 'redis', url: redis.url, prefix } });
+    // ledger: false keeps the organization's stream untrimmed, to be read here.
+    const redisStack = await startStack({ store: { kind: 'redis', url: redis.url, prefix, ledger: false } });
     const client = new Redis(redis.url);
     try {
       const viaRedis = new OpenAI({ baseURL: `${redisStack.gateway.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
       const { _request_id } = await viaRedis.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'bill me' }] });
-      const entries = await client.xrange(`${prefix}ledger`, '-', '+');
-      const settlement = entries.map(([, fields]) => Object.fromEntries(fields.flatMap((value, index) => (index % 2 === 0 ? [[value, fields[index + 1]]] : [])))).filter((entry) => entry.t === 'settle').at(-1);
+      // The settlement is written once the answer has gone out: wait for it (at most 2 s).
+      let settlement: Record<string, string | undefined> | undefined;
+      for (let tries = 0; !settlement && tries < 40; tries++) {
+        const entries = await client.xrange(`${prefix}{acme}:ledger`, '-', '+');
+        settlement = entries.map(([, fields]) => Object.fromEntries(fields.flatMap((value, index) => (index % 2 === 0 ? [[value, fields[index + 1]]] : [])))).filter((entry) => entry.t === 'settle').at(-1);
+        if (!settlement) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       assert.match(_request_id ?? '', ID);
       assert.equal(settlement?.requestId, _request_id);
     } finally {
