@@ -144,10 +144,12 @@ export class PageCapture {
 export async function initCapturingSqlJs(wasm: Uint8Array): Promise<{ SQL: SqlJsStatic; capture: PageCapture }> {
   const build = pinnedBuild(wasm);
   const capture = new PageCapture();
+  let installed = false;
   const SQL = await initSqlJs({
     instantiateWasm(imports: Record<string, Record<string, unknown>>, receive: (instance: WasmInstance) => void) {
       const [namespace] = Object.keys(imports);
       capture.install(imports[namespace!]!, build.imports);
+      installed = true;
       void WebAssemblyApi.instantiate(wasm, imports).then(({ instance }) => {
         capture.attach(Object.values(instance.exports).find((value): value is WasmMemory => value instanceof WebAssemblyApi.Memory)!);
         receive(instance);
@@ -155,6 +157,8 @@ export async function initCapturingSqlJs(wasm: Uint8Array): Promise<{ SQL: SqlJs
       return {};
     },
   } as Parameters<typeof initSqlJs>[0]);
+  // sql.js keeps its first module per thread: one started earlier without the hook would capture nothing.
+  if (!installed) throw new Error('sql.js was already started in this thread without the page capture; the SQL worker must start it first');
   return { SQL, capture };
 }
 

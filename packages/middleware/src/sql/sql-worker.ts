@@ -111,8 +111,20 @@ function runRequest(query: string, params: SqlParams | undefined, maxRows: numbe
     runHelper(helpers.release);
     return { changed: false, ...outcome };
   } catch (error) {
-    db.exec('ROLLBACK TO tollgate_request; RELEASE tollgate_request');
+    rollBackRequest();
     throw error;
+  }
+}
+
+/**
+ * Undoes the request. SQLite itself already rolled the whole transaction back after some errors
+ * (SQLITE_FULL from the quota among them), and then the savepoint is gone: the original error is the answer.
+ */
+function rollBackRequest(): void {
+  try {
+    db.exec('ROLLBACK TO tollgate_request; RELEASE tollgate_request');
+  } catch (error) {
+    if (!/no such savepoint/.test((error as Error).message)) throw error;
   }
 }
 
