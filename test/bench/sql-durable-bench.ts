@@ -2,7 +2,7 @@
 // against node:http + libsql (WAL, synchronous=FULL), each server in its own process, in interleaved rounds;
 // point selects against the same libsql server; recovery time after a 16 MiB journal; memory at the
 // largest size. Reduced runs for a contended machine: BENCH_SQL_SIZES=1,32 BENCH_ROUNDS=2 BENCH_SECONDS=2.
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'libsql';
@@ -29,6 +29,12 @@ function seed(file: string, mib: number): void {
   db.close();
 }
 
+function syncFile(file: string): void {
+  const fd = openSync(file, 'r+');
+  fsyncSync(fd);
+  closeSync(fd);
+}
+
 export async function sqlDurableBench(): Promise<string> {
   const lines: string[] = [];
   const table: string[] = [];
@@ -42,6 +48,8 @@ export async function sqlDurableBench(): Promise<string> {
       dirs.push(tollgateDir, libsqlDir);
       seed(join(tollgateDir, 'bench.sqlite'), mib);
       copyFileSync(join(tollgateDir, 'bench.sqlite'), join(libsqlDir, 'bench.sqlite'));
+      // Written back before any round: otherwise the kernel's writeback of the fresh copies stalls both servers' fsyncs.
+      for (const file of [join(tollgateDir, 'bench.sqlite'), join(libsqlDir, 'bench.sqlite')]) syncFile(file);
       const bootStart = performance.now();
       const tollgate = await forkServer('sql-server', { BENCH_DISK_DIR: tollgateDir });
       const bootMs = performance.now() - bootStart;
