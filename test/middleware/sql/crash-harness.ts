@@ -74,11 +74,16 @@ export async function crashRuns(dir: string, runs: number, maxKillMs: number): P
       else if (tag === 'BUG') summary.failures.push(`run ${run}: ${line}`);
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    const timer = setTimeout(() => {
+    const kill = () => {
       if (!booted) summary.killedDuringBoot++;
       if (inCheckpoint) summary.killedDuringCheckpoint++;
       child.kill('SIGKILL');
-    }, Math.random() < 0.3 ? 100 + Math.random() * 1_200 : 1_200 + Math.random() * maxKillMs); // a third during start-up recovery
+    };
+    // Every third round during start-up (recovery and its checkpoint), the others once it serves: counted from
+    // READY, so a slow start on a busy machine does not turn every round into a start-up kill.
+    let timer: NodeJS.Timeout | undefined;
+    if (run % 3 === 0) timer = setTimeout(kill, 100 + Math.random() * 1_200);
+    else lines.on('line', (line) => void (line === 'X READY' && (timer = setTimeout(kill, 50 + Math.random() * maxKillMs))));
     const { code, signal } = await exited;
     clearTimeout(timer);
     await closed;

@@ -13,7 +13,7 @@ describe('SQL page journal under SIGKILL', () => {
   it('keeps every acknowledged write, passes integrity_check and shows nothing of a failed request after kills at random moments', async function () {
     this.timeout(120_000);
     await seedDatabase(dir);
-    const summary = await crashRuns(dir, 4, 2_500);
+    const summary = await crashRuns(dir, 3, 2_000);
     assert.deepEqual(summary.failures, []);
     assert.ok(summary.acknowledged > 0, 'no write was acknowledged: the test checked nothing');
   });

@@ -101,6 +101,17 @@ describe('SQL page journal', () => {
     assert.ok(readdirSync(dir).filter((name) => name.includes('-tgj.')).length <= 2);
   });
 
+  it('keeps saving writes after requests that try to move the journal mode, whatever those were answered', async () => {
+    await open();
+    await service!.query({ query: 'CREATE TABLE t(x)' });
+    // Twice each, so a kept statement gets its second run. A WAL's commits would go to a -wal file the capture
+    // does not journal (SQLite refuses WAL inside the request's savepoint; the worker also restores its mode).
+    for (const mode of ['WAL', 'WAL', 'DELETE', 'DELETE']) await codeOf(service!.query({ query: `PRAGMA journal_mode = ${mode}` }));
+    await service!.query({ query: 'INSERT INTO t VALUES (42)' });
+    assert.deepEqual(await onDisk('SELECT x FROM t'), [[42]]);
+    assert.deepEqual(await onDisk('PRAGMA integrity_check'), [['ok']]);
+  });
+
   it('refuses to guess when a journal segment is missing: ready() and every request answer 503 database_unavailable', async () => {
     writeFileSync(join(dir, 'main.sqlite-tgj.0000000000000001'), Buffer.alloc(0));
     writeFileSync(join(dir, 'main.sqlite-tgj.0000000000000005'), Buffer.alloc(0));

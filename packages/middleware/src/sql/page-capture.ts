@@ -51,6 +51,7 @@ export class PageCapture {
   readonly #files = new Map<number, OpenFile>();
   readonly #pending = new Map<string, PageOp[]>();
   #memory: WasmMemory | undefined;
+  #siblingWrites = false;
 
   /** The writes and truncations made to `db`'s file since the last take, in order; forgets those of other files. */
   take(db: Database): PageOp[] {
@@ -58,6 +59,17 @@ export class PageCapture {
     const ops = this.#pending.get(path) ?? [];
     this.#pending.clear();
     return ops;
+  }
+
+  /**
+   * Whether SQLite wrote a database's sibling file (`-wal`, `-journal`) since the last call: a request changed
+   * the journal mode, and a WAL's commits would bypass the captured file. The worker then restores its mode,
+   * which checkpoints the WAL into the database file, through the capture.
+   */
+  takeSiblingWrites(): boolean {
+    const seen = this.#siblingWrites;
+    this.#siblingWrites = false;
+    return seen;
   }
 
   /** Replaces the five syscalls of `env` with recording wrappers around them. */
@@ -93,6 +105,7 @@ export class PageCapture {
         const view = new DataView(this.#memory!.buffer);
         const written = view.getUint32(writtenPtr, true);
         if (file.watched && written > 0) this.#record(file.path, { offset: file.position, data: this.#gather(view, iov, iovcnt, written) });
+        else if (file.path.startsWith('/dbfile_')) this.#siblingWrites = true;
         file.position += written;
         return rc;
       },

@@ -75,6 +75,9 @@ function answer(request: WorkerRequest): void {
     const { statementIndex } = error as { statementIndex?: number };
     response = { kind: 'failed', id: request.id, message: (error as Error).message, code, ...(statementIndex === undefined ? {} : { statementIndex }) };
   }
+  // The capture relies on the connection's settings (configure()); a request that moved the journal mode is
+  // undone here, before its pages are taken, so what it committed reaches the captured file.
+  if (capture.takeSiblingWrites()) configure();
   // One answer per request, as soon as it is ready: a runaway later in the batch must not hold it back.
   const pages = capture.take(db);
   if (pages.length === 0) return void parentPort!.postMessage(response);
