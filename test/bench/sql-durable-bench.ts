@@ -80,7 +80,7 @@ export async function sqlDurableBench(): Promise<string> {
       tollgate.stop();
       libsql.stop();
     }
-    lines.push(await recoveryAfterJournal(16));
+    for (const baseMib of new Set([SIZES[0]!, Math.max(...SIZES)])) lines.push(await recoveryAfterJournal(16, baseMib));
   } finally {
     for (const p of started) p.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -102,20 +102,21 @@ function row(ours: Measured, theirs: Measured, mib: number, bootMs: number): str
 }
 
 /**
- * Fills a journal with `mib` MiB of records (segments large enough never to checkpoint), leaves it as a
+ * On a `baseMib` MiB database, fills a journal with `mib` MiB of records (segments large enough never to checkpoint), leaves it as a
  * crash would (no close), and times a new SqlService on a copy of the files: recovery + boot checkpoint +
  * worker start + the first query.
  */
-async function recoveryAfterJournal(mib: number): Promise<string> {
+async function recoveryAfterJournal(mib: number, baseMib: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-bench-recovery-'));
   const copy = mkdtempSync(join(tmpdir(), 'tollgate-bench-recovery-copy-'));
   try {
+    seed(join(dir, 'main.sqlite'), baseMib);
     const { config } = parseConfig({ sql: { databases: { main: { file: 'main.sqlite' } }, journalSegmentBytes: 4 * mib * MIB } });
     const writer = await SqlService.open(config.sql, { baseDir: dir });
-    await writer.query({ query: 'CREATE TABLE log(at INTEGER, note TEXT, pad BLOB)' });
+    await writer.query({ query: 'CREATE TABLE journaled(at INTEGER, note TEXT, pad BLOB)' });
     const journalBytes = () => readdirSync(dir).filter((n) => n.includes('-tgj.')).reduce((sum, n) => sum + statSync(join(dir, n)).size, 0);
     while (journalBytes() < mib * MIB) {
-      await Promise.all(Array.from({ length: 32 }, () => writer.query({ query: "INSERT INTO log VALUES (unixepoch(), 'written', randomblob(200))" })));
+      await Promise.all(Array.from({ length: 32 }, () => writer.query({ query: "INSERT INTO journaled VALUES (unixepoch(), 'written', randomblob(200))" })));
     }
     for (const name of readdirSync(dir)) copyFileSync(join(dir, name), join(copy, name));
     const records = journalBytes();
@@ -123,11 +124,11 @@ async function recoveryAfterJournal(mib: number): Promise<string> {
     const t0 = performance.now();
     const recovered = await SqlService.open(config.sql, { baseDir: copy });
     await recovered.ready();
-    const answer = await recovered.query({ query: 'SELECT count(*) FROM log' });
+    const answer = await recovered.query({ query: 'SELECT count(*) FROM journaled' });
     const ms = performance.now() - t0;
     await recovered.close();
     const rows = answer.type === 'table' ? answer.data[0]![0] : '?';
-    return `Recovery after a ${(records / MIB).toFixed(1)} MiB journal (${rows} rows; base ${(statSync(join(copy, 'main.sqlite')).size / MIB).toFixed(1)} MiB after): ${Math.round(ms)} ms from SqlService.open to the first answer.`;
+    return `Recovery of a ${baseMib} MiB database after a ${(records / MIB).toFixed(1)} MiB journal (${rows} rows journaled; base ${(statSync(join(copy, 'main.sqlite')).size / MIB).toFixed(1)} MiB after its boot checkpoint): ${Math.round(ms)} ms from SqlService.open to the first answer.`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(copy, { recursive: true, force: true });
