@@ -70,7 +70,8 @@ export class Runtime {
   }
 
   async ready(): Promise<void> {
-    await Promise.all([this.sql(), this.policy()]);
+    // A database that cannot load rejects here (503 database_unavailable) and keeps retrying by itself.
+    await Promise.all([this.sql().then((sql) => sql.ready()), this.policy()]);
   }
 
   async close(): Promise<void> {

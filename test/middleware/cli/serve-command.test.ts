@@ -76,6 +76,19 @@ describe('tollgate serve', function () {
     assert.equal((await sql(running.url, 'tg-not-a-key-000000', 'SELECT 1')).status, 401);
   });
 
+  it('starts although one database cannot load: that one answers 503 database_unavailable, the others serve', async () => {
+    writeFileSync(join(cwd, 'broken.sqlite'), 'this is not a database, just a text file that is long enough to have a header');
+    const file = join(cwd, 'config.json');
+    const key = 'tg-serve-key-000000001';
+    writeFileSync(file, JSON.stringify({ keys: [{ key, org: 'acme' }], organizations: { acme: {} }, sql: { databases: { main: { file: 'main.sqlite' }, broken: { file: 'broken.sqlite' } } } }));
+    running = await serve(cwd, '--config', file);
+    assert.match(running.output(), /Warning: Database "broken" could not be loaded/);
+    assert.equal((await sql(running.url, key, 'SELECT 1 AS one')).status, 200);
+    const broken = await fetch(`${running.url}/api/sql/query`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: 'SELECT 1', context: { db: 'broken' } }) });
+    assert.equal(broken.status, 503);
+    assert.equal(((await broken.json()) as { error_code: string }).error_code, 'database_unavailable');
+  });
+
   it('exits with code 1 and the field-naming message, no stack trace, for a bad config file', async () => {
     const file = join(cwd, 'bad.json');
     writeFileSync(file, JSON.stringify({ sql: { maxRows: 'many' } }));

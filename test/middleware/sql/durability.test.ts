@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import type { SqlJsStatic } from 'sql.js';
+import { recoverDatabase } from '../../../packages/middleware/src/sql/index.js';
 
 describe('SQL durability', () => {
   let dir: string;
@@ -39,7 +40,7 @@ describe('SQL durability', () => {
     await Promise.all(writers);
 
     const SQL = (await (createRequire(import.meta.url)('sql.js') as () => Promise<SqlJsStatic>)()) as SqlJsStatic;
-    const db = new SQL.Database(readFileSync(join(dir, 'main.sqlite')));
+    const db = new SQL.Database((await recoverDatabase(join(dir, 'main.sqlite'))).image);
     assert.deepEqual(db.exec('PRAGMA integrity_check')[0]!.values, [['ok']]);
     const stored = new Set(db.exec('SELECT n FROM log')[0]!.values.map(([n]) => n as number));
     const lost = acknowledged.filter((n) => !stored.has(n));

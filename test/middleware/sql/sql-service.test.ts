@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { parseConfig } from '../../../packages/middleware/src/config/index.js';
 import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
-import { SqlService } from '../../../packages/middleware/src/sql/index.js';
+import { recoverDatabase, SqlService } from '../../../packages/middleware/src/sql/index.js';
 
 const RUNAWAY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c';
 
@@ -24,9 +24,10 @@ describe('SqlService', () => {
       () => 'ok',
       (error: unknown) => (error instanceof ServiceError ? `${error.status} ${error.code}` : String(error)),
     );
+  /** What is on disk now: the database file plus its page journal, as a restart would recover it. */
   const readFile = async () => {
     const SQL = await (createRequire(import.meta.url)('sql.js') as () => Promise<SqlJsStatic>)();
-    const db = new SQL.Database(readFileSync(join(dir, 'main.sqlite')));
+    const db = new SQL.Database((await recoverDatabase(join(dir, 'main.sqlite'))).image);
     const rows = db.exec('SELECT n FROM log ORDER BY n')[0]?.values.map(([n]) => n) ?? [];
     db.close();
     return rows;
@@ -51,21 +52,30 @@ describe('SqlService', () => {
     assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[1]], context: { db: 'main' } });
   });
 
-  it('never acknowledges a change the runaway restart threw away: it answers 503 rolled_back and the row is absent', async () => {
+  it('keeps a write that ran just before a runaway: the restarted worker recovers it from the journal', async () => {
     const service = await open();
     await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
-    // Posted together: the insert runs, then the runaway starts before any export could capture the insert.
+    // Posted together: the insert runs, then the runaway starts before the insert's pages are durable.
     const insert = codeOf(service.query({ query: 'INSERT INTO log VALUES (7)' }));
     const runaway = codeOf(service.query({ query: RUNAWAY }));
     const [insertOutcome, runawayOutcome] = await Promise.all([insert, runaway]);
     assert.equal(runawayOutcome, '400 statement_timeout');
-    assert.equal(insertOutcome, '503 rolled_back');
-    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [], context: { db: 'main' } });
+    assert.equal(insertOutcome, 'ok');
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[7]], context: { db: 'main' } });
     await service.close();
-    assert.deepEqual(await readFile(), []);
+    assert.deepEqual(await readFile(), [7]);
   });
 
-  it('acknowledges every write of a concurrent burst only once it is on disk, sharing exports (group commit)', async () => {
+  it('keeps the in-memory database across a runaway restart too', async () => {
+    const { config } = parseConfig({ sql: { databases: { main: {} }, timeoutMs: 300 } });
+    const opened = await SqlService.open(config.sql, { baseDir: dir });
+    service = opened;
+    await opened.query({ query: 'CREATE TABLE log(n INTEGER); INSERT INTO log VALUES (1)' });
+    assert.equal(await codeOf(opened.query({ query: RUNAWAY })), '400 statement_timeout');
+    assert.deepEqual(await opened.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[1]], context: { db: 'main' } });
+  });
+
+  it('acknowledges every write of a concurrent burst only once it is on disk, sharing fdatasyncs (group commit)', async () => {
     const service = await open();
     await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
     await Promise.all(Array.from({ length: 200 }, (_, n) => service.query({ query: 'INSERT INTO log VALUES (?)', params: [n] })));
@@ -116,8 +126,21 @@ describe('SqlService', () => {
     assert.deepEqual(await readFile(), []);
   });
 
-  it('fails open() for a file that is not a database', async () => {
+  it('reports a file that is not a database at ready() and on every request with 503 database_unavailable, then recovers by itself once the file is fixed', async () => {
     writeFileSync(join(dir, 'main.sqlite'), 'this is not a database, just a text file that is long enough to have a header');
-    await assert.rejects(open(), /not a database/);
+    const retries: { retry: () => void; delayMs: number }[] = [];
+    const { config } = parseConfig({ sql: { databases: { main: { file: 'main.sqlite' } } } });
+    const opened = await SqlService.open(config.sql, { baseDir: dir, scheduleRetry: (retry, delayMs) => (retries.push({ retry, delayMs }), () => undefined) });
+    service = opened;
+    await assert.rejects(opened.ready(), (error: ServiceError) => error.status === 503 && error.code === 'database_unavailable' && /not a database/.test(error.message));
+    assert.equal(await codeOf(opened.query({ query: 'SELECT 1' })), '503 database_unavailable');
+    // Still broken at the first retry: the next one waits twice as long.
+    retries.shift()!.retry();
+    await assert.rejects(opened.ready(), /not a database/);
+    assert.deepEqual(retries.map((r) => r.delayMs), [2000]);
+    rmSync(join(dir, 'main.sqlite'));
+    retries.shift()!.retry();
+    await opened.ready();
+    assert.deepEqual(await opened.query({ query: 'SELECT 1 AS one' }), { type: 'table', column_names: ['one'], data: [[1]], context: { db: 'main' } });
   });
 });

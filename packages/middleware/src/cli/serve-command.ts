@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import connect from 'connect';
 import { readConfigFile, type ConfigInput } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
 import { tollgate } from '../tollgate.js';
 import { embeddedConfig } from './embedded-config.js';
 
@@ -23,7 +24,12 @@ export function registerServeCommand(program: Command): void {
       if (options.config) config = readConfigFile(options.config);
       else ({ config, devKey, devKeyCreated } = embeddedConfig(options.data));
       const gate = tollgate(config);
-      await gate.ready();
+      await gate.ready().catch((error: unknown) => {
+        // A database that cannot load answers 503 database_unavailable and retries by itself: one broken
+        // database must not keep the others (and the model endpoints) from serving.
+        if (!(error instanceof ServiceError && error.code === 'database_unavailable')) throw error;
+        console.error(`Warning: ${error.message}`);
+      });
       const app = connect();
       app.use(gate);
       const server = createServer(app);

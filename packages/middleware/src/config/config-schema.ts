@@ -123,12 +123,25 @@ const store = z.discriminatedUnion('kind', [
 
 const sql = z
   .object({
-    databases: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'database names are letters, digits, _ . -'), z.object({ file: z.string().optional() }).strict()).default({ main: {} }),
+    databases: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]+$/, 'database names are letters, digits, _ . -'),
+        z
+          .object({
+            file: z.string().optional(),
+            /** A write that would grow the database file past this answers 400 database_full and changes nothing. */
+            maxDatabaseBytes: z.number().int().positive().optional(),
+          })
+          .strict(),
+      )
+      .default({ main: {} }),
     default: z.string().default('main'),
     auth: z.boolean().default(true),
     maxStatementBytes: z.number().int().positive().default(1_048_576),
     maxRows: z.number().int().positive().default(10_000),
     timeoutMs: z.number().int().positive().default(5_000),
+    /** A page-journal segment past this size is checkpointed into the database file (also bounds recovery). */
+    journalSegmentBytes: z.number().int().min(65_536).default(16 * 1_048_576),
   })
   .strict()
   .refine((s) => s.default in s.databases, { message: 'sql.default must name one of sql.databases', path: ['default'] });
@@ -164,7 +177,7 @@ export const configSchema = z
     /** When false, only the configured models are served (no default catalog). */
     defaultCatalog: z.boolean().default(true),
     store: store.default({ kind: 'memory' }),
-    sql: sql.default({ databases: { main: {} }, default: 'main', auth: true, maxStatementBytes: 1_048_576, maxRows: 10_000, timeoutMs: 5_000 }),
+    sql: sql.default({ databases: { main: {} }, default: 'main', auth: true, maxStatementBytes: 1_048_576, maxRows: 10_000, timeoutMs: 5_000, journalSegmentBytes: 16 * 1_048_576 }),
     recoveryUrl: z.string().default('/console/billing'),
     /** DESIGN "does better": the §7.2 headers on `/v1/messages` errors are off unless this is on. */
     anthropicDenialHeaders: z.boolean().default(false),

@@ -31,6 +31,8 @@ export const errorCatalog = {
   internal: { status: 500, code: null, reason: null, openaiType: 'internal_error', anthropicType: 'api_error', retry: true },
   // SQL endpoint: what the statement itself caused (DESIGN "SQL endpoint").
   sql_error: { status: 400, code: 'sql_error', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: 'by-status' },
+  // A database whose boot failed (a corrupt file, a missing journal segment): retried with backoff.
+  database_unavailable: { status: 503, code: 'database_unavailable', reason: null, openaiType: 'service_unavailable', anthropicType: 'api_error', retry: true },
 } as const satisfies Record<string, CatalogEntry>;
 
 export interface CatalogEntry {

@@ -1,29 +1,30 @@
-import { open, rename } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { openPrivate } from '../files/index.js';
+import { rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createExclusive, syncDirectory, unpredictableSibling } from './durable-files.js';
 
 /**
  * Replaces a file so that a crash at any moment leaves either the old or the new content, never a
  * mix: write a temporary file beside it, fsync it, rename it over the target, fsync the directory.
- * The temporary file is created 0600, so the file it becomes is private too.
+ * The temporary name is unpredictable and created with O_EXCL | O_NOFOLLOW and mode 0600, so a file or
+ * symlink planted there is never followed or overwritten.
  *
  * @example
- * await writeFileAtomic('data/main.sqlite', bytes);
+ * await writeFileAtomic('data/pending.jsonl', bytes);
  */
 export async function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
-  const temporary = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
-  const handle = await openPrivate(temporary, 'w');
+  const temporary = unpredictableSibling(file);
+  const handle = await createExclusive(temporary);
   try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
   }
-  await rename(temporary, file);
-  const directory = await open(dirname(file), 'r');
-  try {
-    await directory.sync();
-  } finally {
-    await directory.close();
-  }
+  await syncDirectory(dirname(file));
 }

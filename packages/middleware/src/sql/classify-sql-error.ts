@@ -7,6 +7,8 @@ const codeTable: [RegExp, string][] = [
   [/cannot (start|commit|rollback)|no transaction is active|within a transaction/i, 'transaction_control'],
   [/datatype mismatch/i, 'datatype_mismatch'],
   [/readonly|read-only/i, 'read_only'],
+  // SQLITE_FULL: the file reached max_page_count, i.e. sql.databases.<name>.maxDatabaseBytes.
+  [/database or disk is full/i, 'database_full'],
 ];
 
 export function classifySqlError(message: string): string {

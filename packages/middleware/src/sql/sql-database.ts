@@ -1,29 +1,36 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { ensurePrivateDir } from '../files/index.js';
-import type { QueryOutcome, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
+import type { DatabaseStore } from './database-store.js';
+import type { QueryOutcome, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 
 export interface SqlDatabaseOptions {
   name: string;
-  /** Absolute path of the database file; undefined for an in-memory database. */
-  file: string | undefined;
+  /** Where its committed state lives: a journaled file, or memory. */
+  store: DatabaseStore;
   wasmPath: string;
   workerUrl: URL;
   timeoutMs: number;
   maxRows: number;
+  maxDatabaseBytes: number | undefined;
+  /** Runs `retry` after `delayMs` (a boot that failed); returns a cancel. Tests inject their own clock. */
+  scheduleRetry?: (retry: () => void, delayMs: number) => () => void;
+}
+
+/** What a request's flight settles with: the worker's answer, and the durability of the pages it wrote. */
+interface Answered {
+  response: WorkerResponse;
+  /** Pending while its pages, or earlier requests' pages it may have read, are not durable yet. */
+  durable: Promise<void> | undefined;
 }
 
 interface Flight {
   request: WorkerRequest;
-  answer: Promise<WorkerResponse>;
-  resolve: (response: WorkerResponse) => void;
+  answer: Promise<Answered>;
+  resolve: (answered: Answered) => void;
   reject: (error: unknown) => void;
   /** Its client went away: stopped as soon as it is the one running. */
   cancelled?: boolean;
@@ -31,12 +38,15 @@ interface Flight {
   runningSince?: number;
 }
 
-/** A request whose change the worker made but no export has captured yet: acknowledged only once one has. */
-interface Unsaved {
-  id: number;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+/** A failed boot is tried again after 1 s, 2 s, 4 s … at most 60 s. */
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 60_000;
+
+const scheduleWithTimer = (retry: () => void, delayMs: number) => {
+  const timer = setTimeout(retry, delayMs);
+  timer.unref();
+  return () => clearTimeout(timer);
+};
 
 /**
  * One named database, owned by its own worker thread so a long statement never blocks the event loop.
@@ -44,92 +54,141 @@ interface Unsaved {
  * Requests are pipelined: they are posted as they come and the worker runs them in order, so it never
  * waits for the next message. The worker answers in order, so the oldest request in flight is the one
  * running, and only its clock counts against `timeoutMs`. When it runs over, or its client goes away while
- * it runs (a Cancel in an editor), the worker is terminated, a new one starts from the last exported image, and the requests queued behind the runaway (which never
- * started) are posted to it again. Posting happens synchronously in exactly two places (a new request
- * while a worker is up, all queued requests when one comes up), so nothing is ever posted twice.
+ * it runs (a Cancel in an editor), the worker is terminated and a new one starts from the store, and the
+ * requests queued behind the runaway (which never started) are posted to it again. Posting happens
+ * synchronously in exactly two places (a new request while a worker is up, all queued requests when one
+ * comes up), so nothing is ever posted twice.
  *
- * After a request that changed something, the image is exported and made durable before the request is
- * acknowledged (group commit: every change made before an export shares it). A change the worker made
- * but no export captured when the worker had to be stopped is gone with it; those requests answer 503
- * `rolled_back` rather than be acknowledged, so an acknowledged change is never lost.
+ * Each answer carries the pages its request wrote; they go to the store in answer order, the moment the
+ * answer arrives, and the request is acknowledged once they are durable (the journal shares one fdatasync
+ * among every answer that arrived meanwhile: group commit). A read that arrives while writes before it are
+ * not durable waits for them, so no answer shows a change that a crash could still take back. Because the
+ * store holds everything every received answer did, a restarted worker loses no answered change: only the
+ * stopped request itself is undone.
+ *
+ * A boot that fails (a corrupt file, a missing journal segment) fails `ready()` and every request with 503
+ * `database_unavailable`, never leaves them waiting, and is tried again with backoff until it works.
  */
 export class SqlDatabase {
   #worker: Worker | undefined;
   #starting: Promise<void>;
-  #image: Uint8Array | null;
   #nextId = 0;
   /** Posted (or to be posted once the worker is up), in worker order. */
   readonly #queue = new Map<number, Flight>();
   /** At most one, due no later than the running request's deadline; re-armed when it fires early. */
   #watchdog: NodeJS.Timeout | undefined;
-  #unsaved: Unsaved[] = [];
   #outbox: { worker: Worker; requests: WorkerRequest[] } | undefined;
-  #persisting: Promise<void> | undefined;
+  /** Set while the last boot failed: requests answer it at once instead of queueing. */
+  #unavailable: ServiceError | undefined;
+  #failedBoots = 0;
+  #cancelRetry: (() => void) | undefined;
+  #closed = false;
 
   constructor(private readonly options: SqlDatabaseOptions) {
-    this.#image = options.file ? readImage(options.file) : null;
-    if (options.file) ensurePrivateDir(dirname(options.file));
     this.#starting = this.#boot();
   }
 
-  /** Resolves once the worker has loaded the database; rejects if it cannot start. */
+  /** Resolves once the worker has loaded the database; rejects (503 database_unavailable) if it cannot. */
   ready(): Promise<void> {
     return this.#starting;
   }
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
   async query(query: string, params: SqlParams | undefined, client?: CancelSignal): Promise<QueryOutcome> {
+    if (this.#unavailable) throw this.#unavailable;
     if (client?.aborted) throw this.#cancelledError();
     const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
     const cancel = () => this.#cancel(id);
     client?.once('abort', cancel);
-    let response: WorkerResponse;
+    let answered: Answered;
     try {
-      response = await answer;
+      answered = await answer;
     } finally {
       client?.off('abort', cancel);
     }
+    const { response, durable } = answered;
+    if (durable) await durable.catch((error: unknown) => this.#notSaved(error));
     if (response.kind === 'failed') {
       const at = response.statementIndex === undefined ? {} : { statement_index: response.statementIndex };
       throw new ServiceError('sql_error', response.message, { code: response.code, context: { db: this.options.name, ...at } });
     }
-    if (response.kind !== 'result') throw new Error(`unexpected worker answer ${response.kind}`);
-    if (response.result.changed) await this.#commit(id);
     return response.result;
   }
 
-  /** Lets requests in flight finish and the last image reach the disk, then stops the worker. */
+  /** Lets requests in flight finish and their pages reach the disk, then stops the worker. */
   async close(): Promise<void> {
-    while (this.#queue.size > 0 || this.#persisting) {
-      await Promise.allSettled([this.#persisting, ...[...this.#queue.values()].map((flight) => flight.answer)]);
+    this.#closed = true;
+    this.#cancelRetry?.();
+    while (this.#queue.size > 0) {
+      await Promise.allSettled([...this.#queue.values()].map((flight) => flight.answer));
     }
     clearTimeout(this.#watchdog);
     await this.#starting.catch(() => undefined);
     await this.#worker?.terminate();
+    await this.options.store.close();
   }
 
-  /** Starts a worker; if it cannot start, the requests waiting for it fail instead of hanging. */
+  /**
+   * Starts a worker from the store. If it cannot start, the requests waiting for it fail with 503 instead
+   * of hanging, later ones fail at once, and the boot is tried again after a backoff.
+   */
   #boot(): Promise<void> {
-    const starting = this.#startWorker();
-    starting.catch((error: unknown) => {
-      for (const flight of this.#queue.values()) flight.reject(error);
-      this.#queue.clear();
-    });
+    this.#unavailable = undefined;
+    const starting = this.#startWorker().then(
+      () => {
+        this.#failedBoots = 0;
+      },
+      (error: unknown) => {
+        const unavailable = this.#bootFailed(error);
+        throw unavailable;
+      },
+    );
+    starting.catch(() => undefined); // reported through ready() and each request, never unhandled
     return starting;
   }
 
+  #bootFailed(error: unknown): ServiceError {
+    this.#failedBoots++;
+    const delayMs = Math.min(FIRST_RETRY_MS * 2 ** (this.#failedBoots - 1), MAX_RETRY_MS);
+    const unavailable = new ServiceError('database_unavailable', `Database "${this.options.name}" could not be loaded (${(error as Error).message}); it is tried again in ${Math.ceil(delayMs / 1000)} s`, { context: { db: this.options.name }, cause: error });
+    this.#unavailable = unavailable;
+    for (const flight of this.#queue.values()) flight.reject(unavailable);
+    this.#queue.clear();
+    if (!this.#closed) {
+      this.#cancelRetry = (this.options.scheduleRetry ?? scheduleWithTimer)(() => {
+        this.#cancelRetry = undefined;
+        if (!this.#closed) this.#starting = this.#boot();
+      }, delayMs);
+    }
+    return unavailable;
+  }
+
   async #startWorker(): Promise<void> {
-    const worker = await spawnWorker(this.options.workerUrl, { wasmPath: this.options.wasmPath, image: this.#image });
+    const image = await this.options.store.load();
+    // A large image goes to the worker without a copy (small Buffers may share Node's pool: those are copied).
+    const transfer = image && image.buffer.byteLength >= 65_536 && image.byteLength === image.buffer.byteLength ? [image.buffer as ArrayBuffer] : [];
+    const workerData: WorkerData = { wasmPath: this.options.wasmPath, image, maxDatabaseBytes: this.options.maxDatabaseBytes };
+    const worker = await spawnWorker(this.options.workerUrl, workerData, transfer);
     worker.unref();
     await new Promise<void>((resolve, reject) => {
-      worker.once('error', reject);
+      const failed = (error: unknown) => reject(error instanceof Error ? error : new Error(String(error)));
+      worker.once('error', failed);
+      worker.once('exit', (code) => failed(new Error(`the SQL worker exited with code ${code} while loading`)));
       worker.once('message', () => {
-        worker.off('error', reject);
+        worker.off('error', failed);
+        worker.removeAllListeners('exit');
         resolve();
       });
+    }).catch(async (error: unknown) => {
+      await worker.terminate();
+      throw error;
     });
     worker.on('message', (response: WorkerResponse) => this.#answer(worker, response));
     worker.on('error', (error) => this.#crashed(worker, error));
+    if (this.#closed) {
+      await worker.terminate();
+      return;
+    }
     this.#worker = worker;
     for (const [id, flight] of this.#queue) {
       // A request cancelled while it waited for this worker never starts on it.
@@ -141,14 +200,14 @@ export class SqlDatabase {
     this.#headChanged();
   }
 
-  #send(request: WorkerRequest): { id: number; answer: Promise<WorkerResponse> } {
+  #send(request: WorkerRequest): { id: number; answer: Promise<Answered> } {
     const id = ++this.#nextId;
-    const message = { ...request, id };
+    request.id = id;
     let settle!: Pick<Flight, 'resolve' | 'reject'>;
-    const answer = new Promise<WorkerResponse>((resolve, reject) => (settle = { resolve, reject }));
-    this.#queue.set(id, { request: message, answer, ...settle });
+    const answer = new Promise<Answered>((resolve, reject) => (settle = { resolve, reject }));
+    this.#queue.set(id, { request, answer, ...settle });
     if (this.#worker) {
-      this.#post(message);
+      this.#post(request);
       if (this.#queue.size === 1) this.#headChanged();
     }
     return { id, answer };
@@ -169,13 +228,29 @@ export class SqlDatabase {
     });
   }
 
+  /** In answer order: the pages go to the store now, so the store's order is the worker's. */
   #answer(worker: Worker, response: WorkerResponse): void {
     if (worker !== this.#worker) return;
     const flight = this.#queue.get(response.id);
     if (!flight) return;
     this.#queue.delete(response.id);
     this.#headChanged();
-    flight.resolve(response);
+    const { store } = this.options;
+    let durable: Promise<void> | undefined;
+    if (response.pages && response.pages.length > 0) {
+      durable = store.commit(response.pages, response.fileSize!);
+      durable.catch(() => this.#storeFailed());
+    } else if (store.busy) durable = store.whenDurable();
+    flight.resolve({ response, durable });
+  }
+
+  /** A journal write failed: nothing after it can be acknowledged, so the database reloads from disk. */
+  #storeFailed(): void {
+    if (this.#worker) this.#restart();
+  }
+
+  #notSaved(error: unknown): never {
+    throw new ServiceError('database_unavailable', `The change could not be saved on database "${this.options.name}" (${(error as Error).message}); the database reloads from its last saved state`, { context: { db: this.options.name }, cause: error });
   }
 
   /**
@@ -185,7 +260,7 @@ export class SqlDatabase {
    */
   #headChanged(): void {
     const head = this.#queue.values().next().value;
-    if (!this.#worker || head?.request.kind !== 'query') return;
+    if (!this.#worker || !head) return;
     head.runningSince = performance.now();
     if (head.cancelled) this.#armWatchdog(0);
     else if (!this.#watchdog) this.#armWatchdog(this.options.timeoutMs);
@@ -200,7 +275,7 @@ export class SqlDatabase {
   #watch(): void {
     this.#watchdog = undefined;
     const head = this.#queue.entries().next();
-    if (!this.#worker || head.done || head.value[1].request.kind !== 'query') return;
+    if (!this.#worker || head.done) return;
     const [id, flight] = head.value;
     const remaining = (flight.runningSince ?? performance.now()) + this.options.timeoutMs - performance.now();
     if (flight.cancelled) this.#stopRunning(id, this.#cancelledError());
@@ -244,44 +319,17 @@ export class SqlDatabase {
     this.#restart();
   }
 
-  /** A fresh worker from the last exported image; requests that never started there are posted again. */
+  /**
+   * A fresh worker from the store, which by then holds every page of every answer received (the load
+   * waits for them to be durable); requests that never started are posted to it again.
+   */
   #restart(): void {
     const old = this.#worker;
     this.#worker = undefined;
     clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
     void old?.terminate();
-    // Changes made after the last export lived only in the stopped worker: never acknowledge them.
-    for (const unsaved of this.#unsaved.splice(0)) {
-      unsaved.reject(new ServiceError('sql_error', `Another statement on database "${this.options.name}" was stopped (past sql.timeoutMs, or cancelled by its client) before this request's change was saved; the change was rolled back and can be sent again`, { status: 503, code: 'rolled_back', context: { db: this.options.name } }));
-    }
     this.#starting = this.#boot();
-  }
-
-  /** Group commit: resolves once an export taken after request `id` ran is durable. */
-  #commit(id: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#unsaved.push({ id, resolve, reject });
-      this.#persisting ??= this.#persistLoop().finally(() => (this.#persisting = undefined));
-    });
-  }
-
-  async #persistLoop(): Promise<void> {
-    while (this.#unsaved.length > 0) {
-      const { id: exportId, answer } = this.#send({ kind: 'export', id: 0 });
-      const response = await answer.catch(() => undefined);
-      if (response?.kind !== 'exported') continue; // the worker was replaced: its unsaved requests were rolled back
-      this.#image = response.bytes;
-      // The worker runs in order: the export captured every change of a request posted before it.
-      const covered = this.#unsaved.filter((unsaved) => unsaved.id < exportId);
-      this.#unsaved = this.#unsaved.filter((unsaved) => unsaved.id > exportId);
-      try {
-        if (this.options.file) await writeFileAtomic(this.options.file, response.bytes);
-        for (const unsaved of covered) unsaved.resolve();
-      } catch (error) {
-        for (const unsaved of covered) unsaved.reject(error);
-      }
-    }
   }
 }
 
@@ -290,20 +338,11 @@ export class SqlDatabase {
  * tsx) the worker needs tsx's loader, which Node 20 does not hand to worker threads: a one-line
  * bootstrap registers it inside the worker and then imports the real module.
  */
-async function spawnWorker(url: URL, workerData: unknown): Promise<Worker> {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
+async function spawnWorker(url: URL, workerData: WorkerData, transferList: ArrayBuffer[]): Promise<Worker> {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData, transferList });
   // createRequire rather than import.meta.resolve, which tsx lacks when it runs this module as CommonJS;
   // that resolves the package's CommonJS face, and the worker wants its ES module beside it.
   const tsx = pathToFileURL(createRequire(url).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')).href;
   const bootstrap = `const { register } = await import(${JSON.stringify(tsx)}); register(); await import(${JSON.stringify(url.href)});`;
-  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`), { workerData });
-}
-
-function readImage(file: string): Uint8Array | null {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`), { workerData, transferList });
 }

@@ -1,7 +1,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
-import initSqlJs, { type BindParams, type Database, type Statement } from 'sql.js';
+import type { BindParams, Database, Statement } from 'sql.js';
 import { classifySqlError } from './classify-sql-error.js';
+import { initCapturingSqlJs } from './page-capture.js';
+import { checkPageCapture } from './page-capture-self-test.js';
+import { isTruncate, type PageOp } from './page-op.js';
 import { scanPlaceholders, type Placeholders } from './scan-placeholders.js';
 import type { SqlParams } from './sql-types.js';
 import type { QueryOutcome, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
@@ -16,14 +19,19 @@ class RequestFailure extends Error {
   }
 }
 
-const { wasmPath, image } = workerData as WorkerData;
-const wasm = readFileSync(wasmPath);
-const SQL = await initSqlJs({ wasmBinary: wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength) });
+const { wasmPath, image, maxDatabaseBytes } = workerData as WorkerData;
+// Every page SQLite writes is captured and journaled by the main thread (page-journal.ts); a build whose
+// capture is unknown or does not rebuild a file exactly refuses to start rather than lose writes.
+const { SQL, capture } = await initCapturingSqlJs(readFileSync(wasmPath));
+checkPageCapture(SQL, capture);
 const db: Database = new SQL.Database(image ?? undefined);
+/** The database file's size as the captured writes leave it. */
+let fileSize = image?.byteLength ?? 0;
 configure();
 // sql.js reads the image lazily: touch the schema now so a file that is not a database fails the start.
 db.exec('SELECT count(*) FROM sqlite_master');
 const helpers = prepareHelpers();
+capture.take(db); // opening writes nothing; whatever the checks above did is not a change
 
 /**
  * The database lives in the worker's in-memory file system and only this worker opens it: an exclusive
@@ -32,6 +40,12 @@ const helpers = prepareHelpers();
  */
 function configure(): void {
   db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY');
+  // SQLite stops a statement as soon as it needs a page past the quota (SQLITE_FULL), before it builds a huge file.
+  if (maxDatabaseBytes !== undefined) db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxDatabaseBytes / pageSize()))}`);
+}
+
+function pageSize(): number {
+  return db.exec('PRAGMA page_size')[0]!.values[0]![0] as number;
 }
 
 /** Statements every request runs, prepared once: parsing them per request was most of a point select's cost. */
@@ -39,7 +53,7 @@ function prepareHelpers() {
   return {
     begin: db.prepare('SAVEPOINT tollgate_request'),
     release: db.prepare('RELEASE tollgate_request'),
-    marker: db.prepare('SELECT total_changes(), schema_version FROM pragma_schema_version'),
+    fileBytes: db.prepare('SELECT page_count * page_size FROM pragma_page_count, pragma_page_size'),
   };
 }
 
@@ -55,14 +69,28 @@ parentPort!.on('message', (requests: WorkerRequest[]) => {
 function answer(request: WorkerRequest): void {
   let response: WorkerResponse;
   try {
-    response = request.kind === 'export' ? { kind: 'exported', id: request.id, bytes: exportImage() } : { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
+    response = { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
   } catch (error) {
     const code = error instanceof RequestFailure ? error.code : classifySqlError((error as Error).message);
     const { statementIndex } = error as { statementIndex?: number };
     response = { kind: 'failed', id: request.id, message: (error as Error).message, code, ...(statementIndex === undefined ? {} : { statementIndex }) };
   }
+  // The capture relies on the connection's settings (configure()); a request that moved the journal mode is
+  // undone here, before its pages are taken, so what it committed reaches the captured file.
+  if (capture.takeSiblingWrites()) configure();
   // One answer per request, as soon as it is ready: a runaway later in the batch must not hold it back.
-  parentPort!.postMessage(response, response.kind === 'exported' ? [response.bytes.buffer as ArrayBuffer] : []);
+  const pages = capture.take(db);
+  if (pages.length === 0) return void parentPort!.postMessage(response);
+  // "Changed" means pages were written: PRAGMA user_version, REINDEX or ANALYZE move no counter but write.
+  if (response.kind === 'result') response.result.changed = true;
+  response.pages = pages;
+  response.fileSize = fileSizeAfter(pages);
+  parentPort!.postMessage(response, pages.map((op) => (isTruncate(op) ? undefined : (op.data.buffer as ArrayBuffer))).filter((buffer) => buffer !== undefined));
+}
+
+function fileSizeAfter(pages: PageOp[]): number {
+  for (const op of pages) fileSize = isTruncate(op) ? op.truncate : Math.max(fileSize, op.offset + op.data.byteLength);
+  return fileSize;
 }
 parentPort!.postMessage({ kind: 'ready' });
 
@@ -75,16 +103,31 @@ parentPort!.postMessage({ kind: 'ready' });
 function runRequest(query: string, params: SqlParams | undefined, maxRows: number): QueryOutcome {
   const kept = statementCache.get(query);
   // `changed` before the spread: a key added after one gives every result a hidden class of its own in V8.
+  // Decided before its second run, never right after a write: EXPLAIN resets changes().
+  if (kept && kept.readOnly === undefined) kept.readOnly = !canWrite(query);
   if (kept?.readOnly) return { changed: false, ...runKept(kept, params, maxRows) };
-  const before = changeMarker();
+  const before = maxDatabaseBytes === undefined ? 0 : fileBytes();
   runHelper(helpers.begin);
   try {
     const outcome = kept ? runKept(kept, params, maxRows) : runStatements(query, params, maxRows);
+    if (maxDatabaseBytes !== undefined) refuseGrowthPastQuota(before, maxDatabaseBytes);
     runHelper(helpers.release);
-    return { changed: changeMarker() !== before, ...outcome };
+    return { changed: false, ...outcome };
   } catch (error) {
-    db.exec('ROLLBACK TO tollgate_request; RELEASE tollgate_request');
+    rollBackRequest();
     throw error;
+  }
+}
+
+/**
+ * Undoes the request. SQLite itself already rolled the whole transaction back after some errors
+ * (SQLITE_FULL from the quota among them), and then the savepoint is gone: the original error is the answer.
+ */
+function rollBackRequest(): void {
+  try {
+    db.exec('ROLLBACK TO tollgate_request; RELEASE tollgate_request');
+  } catch (error) {
+    if (!/no such savepoint/.test((error as Error).message)) throw error;
   }
 }
 
@@ -139,8 +182,11 @@ function tagStatement(error: unknown, statementIndex: number): unknown {
 interface KeptStatement {
   statement: Statement;
   placeholders: Placeholders;
-  /** Decided once from its bytecode; a kept statement is recompiled on schema changes, never rewritten. */
-  readOnly: boolean;
+  /**
+   * Decided once from its bytecode, at its second run (undefined until then); a kept statement is
+   * recompiled on schema changes, never rewritten.
+   */
+  readOnly: boolean | undefined;
 }
 
 const statementCache = new Map<string, KeptStatement>();
@@ -159,7 +205,7 @@ function remember(query: string): void {
     statementCache.delete(oldest);
     evicted.statement.free();
   }
-  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly: !canWrite(query) });
+  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly: undefined });
 }
 
 /**
@@ -227,23 +273,24 @@ function toJsonValue(value: unknown): unknown {
   return value;
 }
 
-/** Total row changes plus the schema version: any write, DDL included, moves one of them. */
-function changeMarker(): string {
-  helpers.marker.step();
-  const [changes, schema] = helpers.marker.get();
-  helpers.marker.reset();
-  return `${changes}:${schema}`;
+/** The database file's size inside the request's transaction. */
+function fileBytes(): number {
+  helpers.fileBytes.step();
+  const [bytes] = helpers.fileBytes.get();
+  helpers.fileBytes.reset();
+  return bytes as number;
 }
 
-/** sql.js's export closes and reopens the database, which frees prepared statements: prepare them again. */
-function exportImage(): Uint8Array {
-  for (const statement of Object.values(helpers)) statement.free();
-  for (const kept of statementCache.values()) kept.statement.free();
-  statementCache.clear();
-  const bytes = db.export();
-  configure(); // export reopened the database with default settings
-  Object.assign(helpers, prepareHelpers());
-  return bytes;
+/**
+ * The quota (sql.databases.<name>.maxDatabaseBytes), checked before the request commits so a refused
+ * request changes nothing. max_page_count already stops most growth early; this also holds when a request
+ * raised max_page_count itself. A file already past the quota may still shrink or stay as it is.
+ */
+function refuseGrowthPastQuota(before: number, limit: number): void {
+  const after = fileBytes();
+  if (after > limit && after > before) {
+    throw new RequestFailure(`The database would grow to ${after} bytes, past its ${limit}-byte quota (sql.databases.<name>.maxDatabaseBytes); nothing was changed`, 'database_full');
+  }
 }
 
 /**
