@@ -79,7 +79,7 @@ describe('tollgate serve', function () {
   it('starts although one database cannot load: that one answers 503 database_unavailable, the others serve', async () => {
     writeFileSync(join(cwd, 'broken.sqlite'), 'this is not a database, just a text file that is long enough to have a header');
     const file = join(cwd, 'config.json');
-    const key = 'tg-serve-key-000000001';
+    const key = 'tg-serve-key-000000001-0123456789abcdef';
     writeFileSync(file, JSON.stringify({ keys: [{ key, org: 'acme' }], organizations: { acme: {} }, sql: { databases: { main: { file: 'main.sqlite' }, broken: { file: 'broken.sqlite' } } } }));
     running = await serve(cwd, '--config', file);
     assert.match(running.output(), /Warning: Database "broken" could not be loaded/);
