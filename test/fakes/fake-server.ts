@@ -49,6 +49,8 @@ export class FakeServer {
   #resets = 0;
   #cuts = 0;
   #raw: { status: number; body: string; contentType: string }[] = [];
+  #usageFields: Record<string, string> | undefined;
+  #echoCredentials = false;
   #server: Server | undefined;
   #sockets = new Set<Socket>();
   #port = 0;
@@ -102,6 +104,41 @@ export class FakeServer {
   /** The next `times` requests get this answer as it is, whatever the wire format says (a proxy's error page). */
   answerRawNext(answer: { status: number; body: string; contentType?: string; times?: number }): void {
     for (let i = 0; i < (answer.times ?? 1); i++) this.#raw.push({ status: answer.status, body: answer.body, contentType: answer.contentType ?? 'text/html' });
+  }
+
+  /**
+   * Every following answer reports these usage fields as the given JSON text, spliced in verbatim, so a
+   * test can send what JSON.stringify cannot (`1e400`) or what a faulty provider does (`"5"`, `{}`).
+   * Undefined restores honest usage.
+   *
+   * @example
+   * fake.poisonUsage({ prompt_tokens: '1e400' });
+   */
+  poisonUsage(fields: Record<string, string> | undefined): void {
+    this.#usageFields = fields;
+  }
+
+  /** The usage object an answer sends: the honest one, with poisoned fields as placeholders for `serialize`. */
+  usageWith<T extends object>(usage: T): T {
+    if (!this.#usageFields) return usage;
+    const poisoned: Record<string, unknown> = { ...(usage as Record<string, unknown>) };
+    for (const name of Object.keys(this.#usageFields)) poisoned[name] = `${RAW_MARK}${name}`;
+    return poisoned as T;
+  }
+
+  /** JSON text of an answer, with poisoned usage fields spliced in as raw JSON. */
+  serialize(value: unknown): string {
+    let text = JSON.stringify(value);
+    for (const [name, raw] of Object.entries(this.#usageFields ?? {})) text = text.split(JSON.stringify(`${RAW_MARK}${name}`)).join(raw);
+    return text;
+  }
+
+  /**
+   * Every following error answer (see failNext) appends the credentials the request carried to its
+   * message, as a careless OpenAI-compatible proxy does: `Authorization`, `x-api-key`, `x-goog-api-key`.
+   */
+  echoCredentials(on = true): void {
+    this.#echoCredentials = on;
   }
 
   /** Sets what the following answers say. */
@@ -175,7 +212,8 @@ export class FakeServer {
     }
     const failure = this.#failures.shift();
     if (failure) {
-      this.sendError(res, failure.status, failure.message ?? defaultMessage(failure.status));
+      const message = failure.message ?? defaultMessage(failure.status);
+      this.sendError(res, failure.status, this.#echoCredentials ? `${message} (received ${credentialsOf(req)})` : message);
       return;
     }
     await this.handler({ req, res, recorded, body, url, fake: this });
@@ -191,6 +229,16 @@ function cutAfterHalf(res: ServerResponse): void {
     setTimeout(() => socket?.destroy(), 30);
     return res;
   }) as ServerResponse['end'];
+}
+
+const RAW_MARK = '__fake_raw_usage__:';
+
+/** The credential headers a request carried, as a proxy that echoes them would print them. */
+function credentialsOf(req: IncomingMessage): string {
+  return ['authorization', 'x-api-key', 'x-goog-api-key']
+    .filter((name) => typeof req.headers[name] === 'string')
+    .map((name) => `${name}: ${req.headers[name] as string}`)
+    .join(', ');
 }
 
 function defaultMessage(status: number): string {
@@ -211,6 +259,7 @@ export class FakeSse {
   constructor(
     private readonly res: ServerResponse,
     private readonly dropAfter: number | undefined,
+    private readonly serialize: (value: unknown) => string = JSON.stringify,
   ) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   }
@@ -224,7 +273,7 @@ export class FakeSse {
       setTimeout(() => socket?.destroy(), 30);
       return false;
     }
-    this.res.write((event ? `event: ${event}\n` : '') + `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    this.res.write((event ? `event: ${event}\n` : '') + `data: ${typeof data === 'string' ? data : this.serialize(data)}\n\n`);
     this.#sent++;
     return true;
   }

@@ -10,6 +10,7 @@ import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, Usage
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { admitScript, settleScript } from './redis-scripts.js';
+import { settledCount } from './settled-count.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 
 /** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
@@ -246,7 +247,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       id,
       args: [
         k.bal, k.tpmtok, k.slots, `${this.prefix}ledger`, `${this.prefix}settled:${id}`,
-        id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
+        id, settledCount(usage.inputTokens), settledCount(usage.outputTokens), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
         request.principal.org, request.principal.keyId, request.alias,
       ],

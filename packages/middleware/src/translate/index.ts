@@ -10,3 +10,4 @@ export * from './responses-wire.js';
 export { responsesToChatRequest } from './responses-to-chat-request.js';
 export { chatToResponsesResponse, responseShell, responsesUsage } from './chat-to-responses-response.js';
 export { ChatToResponsesStream } from './chat-to-responses-stream.js';
+export { tokenCount, countOrNaN, sumOfCounts, checkedUsage, MAX_REPORTED_TOKENS, type UsageSeen } from './usage-report.js';
