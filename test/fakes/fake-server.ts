@@ -135,7 +135,7 @@ export class FakeServer {
 
   /**
    * Every following error answer (see failNext) appends the credentials the request carried to its
-   * message, as a careless OpenAI-compatible proxy does: `Authorization`, `x-api-key`, `x-goog-api-key`.
+   * message, as a careless OpenAI-compatible proxy does: `Authorization`, `x-api-key`, `x-goog-api-key`, any `*token*`.
    */
   echoCredentials(on = true): void {
     this.#echoCredentials = on;
@@ -235,8 +235,8 @@ const RAW_MARK = '__fake_raw_usage__:';
 
 /** The credential headers a request carried, as a proxy that echoes them would print them. */
 function credentialsOf(req: IncomingMessage): string {
-  return ['authorization', 'x-api-key', 'x-goog-api-key']
-    .filter((name) => typeof req.headers[name] === 'string')
+  return Object.keys(req.headers)
+    .filter((name) => /authorization|api-key|token/.test(name) && typeof req.headers[name] === 'string')
     .map((name) => `${name}: ${req.headers[name] as string}`)
     .join(', ');
 }

@@ -144,7 +144,7 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
     for (const event of events) await writer.send(event.data, event.event);
   };
   try {
-    for await (const event of readSseEvents(response.body)) await send(translator.push(event));
+    for await (const event of readSseEvents(response.body, response.secrets)) await send(translator.push(event));
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.

@@ -3,6 +3,7 @@ import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { CancelSignal } from '../http/index.js';
 import { WholeAnswer, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
+import { redactSecrets, upstreamSecrets } from './redact-secrets.js';
 
 /** An upstream URL split as undici takes it (see upstreamTarget). */
 export interface UpstreamTarget {
@@ -25,6 +26,8 @@ export interface UpstreamResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Dispatcher.ResponseData['body'];
+  /** The credentials the call carried: pass them to readSseEvents so no event relays them. */
+  secrets: readonly string[];
 }
 
 /** A successful answer read whole and parsed. */
@@ -77,7 +80,7 @@ export class UpstreamClient {
       throw call.signal.aborted ? error : unreachable(error);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) {
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      return { status: response.statusCode, headers: response.headers, body: response.body, secrets: upstreamSecrets(call.headers) };
     }
     const text = await response.body.text().catch(() => '');
     throw refusal(call, response.statusCode, response.headers, text);
@@ -108,7 +111,9 @@ export class UpstreamClient {
 
 function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson {
   if (outcome.kind === 'failed') throw call.signal.aborted ? outcome.error : unreachable(outcome.error);
-  const { status, headers, text, interrupted } = outcome;
+  const { status, headers, interrupted } = outcome;
+  // A provider or proxy may echo the credentials it received, in an error or in a body (issue 15 item 3).
+  const text = redactSecrets(outcome.text, upstreamSecrets(call.headers));
   if (status < 200 || status >= 300) throw refusal(call, status, headers, interrupted ? '' : text);
   if (interrupted) throw unreadable(interrupted);
   try {
@@ -124,7 +129,8 @@ function unreadable(cause: unknown): UpstreamFailure {
 }
 
 /** The provider answered with an error status: its own message and code when its body has them. */
-function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, text: string): UpstreamFailure {
+function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, received: string): UpstreamFailure {
+  const text = redactSecrets(received, upstreamSecrets(call.headers));
   const parsed = parseJson(text);
   const { message, code } = call.parseError(parsed);
   return new UpstreamFailure(message ?? (text.slice(0, 500) || `Upstream provider answered ${status}`), {
