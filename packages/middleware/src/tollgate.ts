@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseConfig, type ConfigInput } from './config/index.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
-import { ClientDeparture, matchRoute, sendJson } from './http/index.js';
+import { ClientDeparture, lingeringClose, matchRoute, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
@@ -43,6 +43,8 @@ const CLOSE_CONNECTION: Readonly<Record<string, string>> = { connection: 'close'
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 /** A refused request's body up to this size is read and discarded, to keep its keep-alive connection. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** How long a closing connection keeps discarding a refused upload, so the client reads its answer before the close. */
+const MAX_LINGER_MS = 2_000;
 
 /**
  * Creates the middleware. Synchronous: the configuration is validated at once (a bad one throws a
@@ -94,15 +96,19 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
 
   /**
    * An error answered before the body was read (401 from the headers, 408, 413 declared up front): a
-   * large or unsized body is never read, the connection closes once the answer is out, so a keyless
-   * client's 20 MiB or a stalled body holds nothing (issue 15 item 6). A small declared body is
+   * large or unsized body is never kept, the connection closes once the answer is out (after a short
+   * lingering close, see lingeringClose), so a keyless client's 20 MiB or a stalled body holds nothing
+   * (issue 15 item 6). A small declared body is
    * discarded by Node after the answer and the connection kept alive, unless it has not arrived by the
    * body deadline.
    */
   function unreadBodyHeaders(req: IncomingMessage): Record<string, string> {
     if (req.complete) return NO_HEADERS;
     const declared = Number(req.headers['content-length']);
-    if (!(declared <= DRAIN_LIMIT_BYTES)) return CLOSE_CONNECTION;
+    if (!(declared <= DRAIN_LIMIT_BYTES)) {
+      lingeringClose(req.socket, Math.min(parsed.config.bodyTimeoutMs, MAX_LINGER_MS));
+      return CLOSE_CONNECTION;
+    }
     const socket = req.socket;
     const deadline = setTimeout(() => socket.destroy(), parsed.config.bodyTimeoutMs);
     deadline.unref();

@@ -109,6 +109,14 @@ describe('hostile request bodies (issue 15 items 6 and 7)', () => {
       });
     }
 
+    it('a keyless client uploading 20 MiB at full speed reads its 401, not a connection reset', async () => {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.alloc(20 * MiB, 0x20) });
+        assert.equal(response.status, 401);
+        assert.ok(((await response.json()) as { detail: string }).detail);
+      }
+    });
+
     it('a keyless request with a chunked body that stalls gets 401 at once and its connection is closed', async () => {
       const chunked = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{"model":"gpt",\r\n`;
       const answer = await rawRequest(port, chunked);

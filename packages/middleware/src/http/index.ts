@@ -3,3 +3,4 @@ export { sendJson } from './send.js';
 export { SseWriter } from './sse-writer.js';
 export { matchRoute, type Route, type RouteMatch } from './route-table.js';
 export { ClientDeparture, type CancelSignal } from './client-departure.js';
+export { lingeringClose } from './lingering-close.js';
