@@ -133,3 +133,30 @@ for (const storeKind of ['memory', 'redis'] as const) {
     }
   });
 }
+
+describe('a settlement handed counts that are not counts (the stores\' own guard, beneath the codec boundary)', () => {
+  for (const storeKind of ['memory', 'redis'] as const) {
+    it(`${storeKind}: settles without throwing, frees the slot and leaves the wallet a finite number`, async () => {
+      const { parseConfig } = await import('../../../packages/middleware/src/config/index.js');
+      const { KeyRing } = await import('../../../packages/middleware/src/auth/index.js');
+      const { createPolicy } = await import('../../../packages/middleware/src/policy/index.js');
+      const redis = storeKind === 'redis' ? await RedisServer.start() : undefined;
+      const { config } = parseConfig({ keys: [{ key: KEY, org: 'acme' }], organizations: { acme: { wallet: 10 } }, store: redis ? { kind: 'redis', url: redis.url } : { kind: 'memory' } }, {});
+      const keys = KeyRing.fromConfig(config.keys);
+      const { policy, admin } = await createPolicy({ config, keys, clock: { now: () => Date.now() }, baseDir: process.cwd(), logger: { error() {} } });
+      try {
+        const principal = { keyId: keys.records()[0]!.keyId, org: 'acme', scopes: ['models' as const] };
+        for (const usage of [{ inputTokens: Infinity, outputTokens: 3 }, { inputTokens: Number.NaN, outputTokens: -5 }, { inputTokens: 1e300, outputTokens: 1e300 }]) {
+          const admission = await policy.admit({ principal, alias: 'gpt', billing: 'wallet', price: { input: 2.5, output: 10 }, estimatedInputTokens: 0, maxOutputTokens: 64 });
+          await admission.settle(usage);
+        }
+        const report = await admin.usage('acme');
+        assert.equal(report.inFlight, 0);
+        assert.ok(Number.isFinite(report.wallet) && report.wallet <= 10 && report.wallet > 9.99, `wallet ${report.wallet}`);
+      } finally {
+        await policy.close();
+        await redis?.close();
+      }
+    });
+  }
+});
