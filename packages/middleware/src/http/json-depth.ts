@@ -18,6 +18,9 @@ export function jsonDepthExceeds(json: unknown, max: number): boolean {
 }
 
 function textDepthExceeds(text: string, max: number): boolean {
+  // Nesting deeper than `max` needs more than `max` brackets; most bodies have a few dozen, and counting
+  // them with indexOf (native) costs a fraction of the character walk below (~10 µs for 2 KB).
+  if (bracketsAtMost(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -31,6 +34,14 @@ function textDepthExceeds(text: string, max: number): boolean {
     } else if (code === 0x7d || code === 0x5d) depth--;
   }
   return false;
+}
+
+function bracketsAtMost(text: string, max: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) if (++count > max) return false;
+  }
+  return true;
 }
 
 function valueDepthExceeds(value: unknown, max: number): boolean {
