@@ -160,3 +160,28 @@ describe('a settlement handed counts that are not counts (the stores\' own guard
     });
   }
 });
+
+describe('a poisoned count from Anthropic\'s count_tokens (issue 15 item 2)', () => {
+  for (const raw of ['1e400', '"5"', '-5', '{}']) {
+    it(`input_tokens ${raw} is not relayed: the tokenizer's count answers instead`, async () => {
+      const anthropic = await startFakeAnthropic();
+      const gateway = await startGateway({
+        defaultCatalog: false,
+        keys: [{ key: KEY, org: 'acme' }],
+        organizations: { acme: {} },
+        providers: { anthropic: { kind: 'anthropic', baseUrl: anthropic.baseUrl, apiKey: 'sk-fake-anthropic' } },
+        models: { claude: { routes: [{ provider: 'anthropic', model: 'claude-haiku-4-5' }] } },
+      });
+      try {
+        anthropic.answerRawNext({ status: 200, contentType: 'application/json', body: `{"input_tokens":${raw}}` });
+        const body = { model: 'claude', messages: [{ role: 'user', content: PROMPT }] };
+        const response = await fetch(`${gateway.url}/v1/messages/count_tokens`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY }, body: JSON.stringify(body) });
+        assert.equal(response.status, 200);
+        assert.deepEqual(await response.json(), { input_tokens: estimateInputTokens({ messages: body.messages }) });
+      } finally {
+        await gateway.close();
+        await anthropic.close();
+      }
+    });
+  }
+});
