@@ -48,14 +48,15 @@ describe('keyless request bodies do not grow the server\'s memory (issue 15 item
       setTimeout(() => socket.destroy(), 20_000).unref();
     });
 
-  it('200 keyless 20 MiB uploads (half of them stalling after 19 MiB) are refused with 401 and leave RSS within 64 MiB', async () => {
+  it('100 keyless 20 MiB uploads, 20 at a time (half of them stalling after 19 MiB), are refused with 401 and leave RSS within 64 MiB', async () => {
     const before = await rss();
     let peak = before;
     const sampler = setInterval(() => void rss().then((value) => (peak = Math.max(peak, value))), 100);
     try {
       for (let round = 0; round < 5; round++) {
-        const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => keyless(20 * MiB, i % 2 === 0 ? 20 * MiB : 19 * MiB)));
-        for (const answer of answers) assert.equal(answer.status, 401);
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => keyless(20 * MiB, i % 2 === 0 ? 20 * MiB : 19 * MiB)));
+        const odd = answers.filter((answer) => answer.status !== 401);
+        assert.equal(odd.length, 0, `round ${round}: ${JSON.stringify(odd.slice(0, 5))}`);
       }
     } finally {
       clearInterval(sampler);
