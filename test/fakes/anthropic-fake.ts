@@ -50,11 +50,11 @@ function messages(ctx: FakeContext): void {
   const content = tools.length > 0 ? tools : [{ type: 'text' as const, text }];
 
   if (body.stream !== true) {
-    return json(ctx, { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens, service_tier: 'standard' } });
+    return json(ctx, { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage: fake.usageWith({ input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens, service_tier: 'standard' }) });
   }
-  const sse = new FakeSse(ctx.res, fake.dropAfter);
+  const sse = new FakeSse(ctx.res, fake.dropAfter, (value) => fake.serialize(value));
   const frames: { type: string; [key: string]: unknown }[] = [
-    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: 'standard' } } },
+    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: fake.usageWith({ input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: 'standard' }) } },
   ];
   content.forEach((block, index) => {
     if (block.type === 'text') {
@@ -68,7 +68,7 @@ function messages(ctx: FakeContext): void {
     }
     frames.push({ type: 'content_block_stop', index });
   });
-  frames.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } });
+  frames.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: fake.usageWith({ output_tokens: outputTokens }) });
   frames.push({ type: 'message_stop' });
   for (const frame of frames) if (!sse.send(frame, frame.type)) return;
   sse.end();
@@ -83,7 +83,7 @@ function forcedToolCall(body: { tool_choice?: { type?: string; name?: string }; 
 }
 
 function json(ctx: FakeContext, body: unknown): void {
-  const text = JSON.stringify(body);
+  const text = ctx.fake.serialize(body);
   ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   ctx.res.end(text);
 }

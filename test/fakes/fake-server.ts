@@ -70,6 +70,8 @@ export class FakeServer {
   #trickle: Trickle | undefined;
   /** Body bytes written by endless streams so far: tests watch it stop growing when the peer stops reading. */
   streamedBytes = 0;
+  #usageFields: Record<string, string> | undefined;
+  #echoCredentials = false;
   #server: Server | undefined;
   #sockets = new Set<Socket>();
   #port = 0;
@@ -130,6 +132,41 @@ export class FakeServer {
   /** Every following answer trickles (undefined: back to full speed). */
   trickle(trickle: Trickle | undefined): void {
     this.#trickle = trickle;
+  }
+
+  /**
+   * Every following answer reports these usage fields as the given JSON text, spliced in verbatim, so a
+   * test can send what JSON.stringify cannot (`1e400`) or what a faulty provider does (`"5"`, `{}`).
+   * Undefined restores honest usage.
+   *
+   * @example
+   * fake.poisonUsage({ prompt_tokens: '1e400' });
+   */
+  poisonUsage(fields: Record<string, string> | undefined): void {
+    this.#usageFields = fields;
+  }
+
+  /** The usage object an answer sends: the honest one, with poisoned fields as placeholders for `serialize`. */
+  usageWith<T extends object>(usage: T): T {
+    if (!this.#usageFields) return usage;
+    const poisoned: Record<string, unknown> = { ...(usage as Record<string, unknown>) };
+    for (const name of Object.keys(this.#usageFields)) poisoned[name] = `${RAW_MARK}${name}`;
+    return poisoned as T;
+  }
+
+  /** JSON text of an answer, with poisoned usage fields spliced in as raw JSON. */
+  serialize(value: unknown): string {
+    let text = JSON.stringify(value);
+    for (const [name, raw] of Object.entries(this.#usageFields ?? {})) text = text.split(JSON.stringify(`${RAW_MARK}${name}`)).join(raw);
+    return text;
+  }
+
+  /**
+   * Every following error answer (see failNext) appends the credentials the request carried to its
+   * message, as a careless OpenAI-compatible proxy does: `Authorization`, `x-api-key`, `x-goog-api-key`, any `*token*`.
+   */
+  echoCredentials(on = true): void {
+    this.#echoCredentials = on;
   }
 
   /** Sets what the following answers say. */
@@ -209,7 +246,8 @@ export class FakeServer {
     if (this.#trickle) trickleOut(res, this.#trickle);
     const failure = this.#failures.shift();
     if (failure) {
-      this.sendError(res, failure.status, failure.message ?? defaultMessage(failure.status));
+      const message = failure.message ?? defaultMessage(failure.status);
+      this.sendError(res, failure.status, this.#echoCredentials ? `${message} (received ${credentialsOf(req)})` : message);
       return;
     }
     await this.handler({ req, res, recorded, body, url, fake: this });
@@ -262,6 +300,16 @@ function trickleOut(res: ServerResponse, { bytes, intervalMs }: Trickle): void {
   }, intervalMs);
 }
 
+const RAW_MARK = '__fake_raw_usage__:';
+
+/** The credential headers a request carried, as a proxy that echoes them would print them. */
+function credentialsOf(req: IncomingMessage): string {
+  return Object.keys(req.headers)
+    .filter((name) => /authorization|api-key|token/.test(name) && typeof req.headers[name] === 'string')
+    .map((name) => `${name}: ${req.headers[name] as string}`)
+    .join(', ');
+}
+
 function defaultMessage(status: number): string {
   if (status === 429) return 'Rate limit reached for requests';
   if (status === 529) return 'Overloaded';
@@ -280,6 +328,7 @@ export class FakeSse {
   constructor(
     private readonly res: ServerResponse,
     private readonly dropAfter: number | undefined,
+    private readonly serialize: (value: unknown) => string = JSON.stringify,
   ) {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   }
@@ -293,7 +342,7 @@ export class FakeSse {
       setTimeout(() => socket?.destroy(), 30);
       return false;
     }
-    this.res.write((event ? `event: ${event}\n` : '') + `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    this.res.write((event ? `event: ${event}\n` : '') + `data: ${typeof data === 'string' ? data : this.serialize(data)}\n\n`);
     this.#sent++;
     return true;
   }

@@ -41,13 +41,13 @@ function generate(ctx: FakeContext, model: string, stream: boolean): void {
   const calls = fake.reply_.toolCalls ?? [];
   const promptTokens = countWords(textOfMessages(contents.map((c) => c.parts), body?.systemInstruction?.parts));
   const outputTokens = countWords(calls.length > 0 ? calls.map((c) => JSON.stringify(c.arguments)).join(' ') : text);
-  const usageMetadata = { promptTokenCount: promptTokens, candidatesTokenCount: outputTokens, totalTokenCount: promptTokens + outputTokens };
+  const usageMetadata = fake.usageWith({ promptTokenCount: promptTokens, candidatesTokenCount: outputTokens, totalTokenCount: promptTokens + outputTokens });
   const base = { modelVersion: model, responseId: `fake${Date.now()}` };
   const parts = calls.length > 0 ? calls.map((call) => ({ functionCall: { name: call.name, args: call.arguments } })) : [{ text }];
   if (!stream) {
     return json(ctx, { candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata, ...base });
   }
-  const sse = new FakeSse(ctx.res, fake.dropAfter);
+  const sse = new FakeSse(ctx.res, fake.dropAfter, (value) => fake.serialize(value));
   const frames: unknown[] = (calls.length > 0 ? parts.map((part) => [part]) : text.split(/(?<=\s)/).map((word) => [{ text: word }])).map((chunkParts) => ({
     candidates: [{ content: { parts: chunkParts, role: 'model' }, index: 0 }],
     usageMetadata: { promptTokenCount: promptTokens, totalTokenCount: promptTokens },
@@ -69,7 +69,7 @@ function embed(ctx: FakeContext): void {
 }
 
 function json(ctx: FakeContext, body: unknown): void {
-  const text = JSON.stringify(body);
+  const text = ctx.fake.serialize(body);
   ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   ctx.res.end(text);
 }

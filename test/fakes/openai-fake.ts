@@ -45,7 +45,7 @@ function chat(ctx: FakeContext): void | Promise<void> {
   const toolCalls = (fake.reply_.toolCalls ?? []).map((call, index) => ({ id: `call_${index}_${++sequence}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
   const promptTokens = countWords(textOfMessages(messages));
   const completionTokens = countWords(toolCalls.length > 0 ? toolCalls.map((c) => c.function.arguments).join(' ') : text);
-  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const usage = fake.usageWith({ prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens });
   const id = `chatcmpl-fake${++sequence}`;
   const created = Math.floor(Date.now() / 1000);
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
@@ -67,7 +67,7 @@ function chat(ctx: FakeContext): void | Promise<void> {
       system_fingerprint: 'fp_fake',
     });
   }
-  const sse = new FakeSse(ctx.res, fake.dropAfter);
+  const sse = new FakeSse(ctx.res, fake.dropAfter, (value) => fake.serialize(value));
   const chunk = (delta: object, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...(body.stream_options?.include_usage ? { usage: null } : {}) });
   const frames: unknown[] = [chunk({ role: 'assistant', content: '', refusal: null }, null)];
   if (fake.reply_.endless) {
@@ -137,7 +137,7 @@ function embeddings(ctx: FakeContext): void {
 }
 
 function json(ctx: FakeContext, body: unknown): void {
-  const text = JSON.stringify(body);
+  const text = ctx.fake.serialize(body);
   ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   ctx.res.end(text);
 }

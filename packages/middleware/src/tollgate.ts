@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseConfig, type ConfigInput } from './config/index.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
-import { ClientDeparture, matchRoute, nextRequestId, requestIdHeader, sendJson } from './http/index.js';
+import { ClientDeparture, lingeringClose, matchRoute, nextRequestId, requestIdHeader, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
@@ -39,6 +39,13 @@ export interface Tollgate {
   readonly admin: AdminOperations;
 }
 
+const CLOSE_CONNECTION: Readonly<Record<string, string>> = { connection: 'close' };
+const NO_HEADERS: Readonly<Record<string, string>> = {};
+/** A refused request's body up to this size is read and discarded, to keep its keep-alive connection. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** How long a closing connection keeps discarding a refused upload, so the client reads its answer before the close. */
+const MAX_LINGER_MS = 2_000;
+
 /**
  * Creates the middleware. Synchronous: the configuration is validated at once (a bad one throws a
  * ConfigError naming the field), engines start lazily on first use.
@@ -70,10 +77,18 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
     try {
       await match.route.handler(ctx);
     } catch (error) {
-      const serviceError = ServiceError.from(error);
-      if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url} (request ${requestId})`, serviceError.cause ?? serviceError);
-      if (res.headersSent) res.destroy();
-      else respondWithError(res, serviceError, match.route.family);
+      // The one catch of a served route: whatever fails, here or while rendering, is answered here and
+      // never reaches `next(err)` (connect would answer an HTML page with a stack trace; issue 15 item 7).
+      try {
+        const serviceError = ServiceError.from(error);
+        if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url} (request ${requestId})`, serviceError.cause ?? serviceError);
+        if (res.headersSent) res.destroy();
+        else respondWithError(res, serviceError, match.route.family, unreadBodyHeaders(req));
+      } catch (renderFailure) {
+        logger.error(`could not render an error on ${req.method} ${req.url} (request ${requestId})`, renderFailure);
+        if (res.headersSent) res.destroy();
+        else sendJson(res, 500, { detail: 'Internal server error' }, { connection: 'close' });
+      }
     }
     return true;
   }
@@ -81,6 +96,30 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   function respondWithError(res: ServerResponse, error: ServiceError, family: ErrorFamily, extraHeaders: Record<string, string> = {}): void {
     const rendered = renderError(error, family, renderOptions);
     sendJson(res, rendered.status, rendered.body, { ...rendered.headers, ...extraHeaders });
+  }
+
+  /**
+   * An error answered before the body was read (401 from the headers, 408, 413 declared up front): a
+   * large or unsized body is never kept, the connection closes once the answer is out (after a short
+   * lingering close, see lingeringClose), so a keyless client's 20 MiB or a stalled body holds nothing
+   * (issue 15 item 6). A small declared body is
+   * discarded by Node after the answer and the connection kept alive, unless it has not arrived by the
+   * body deadline.
+   */
+  function unreadBodyHeaders(req: IncomingMessage): Record<string, string> {
+    if (req.complete) return NO_HEADERS;
+    const declared = Number(req.headers['content-length']);
+    if (!(declared <= DRAIN_LIMIT_BYTES)) {
+      lingeringClose(req.socket, Math.min(parsed.config.bodyTimeoutMs, MAX_LINGER_MS));
+      return CLOSE_CONNECTION;
+    }
+    const socket = req.socket;
+    const deadline = setTimeout(() => socket.destroy(), parsed.config.bodyTimeoutMs);
+    deadline.unref();
+    const clear = () => clearTimeout(deadline);
+    req.once('end', clear);
+    req.once('close', clear);
+    return NO_HEADERS;
   }
 
   const middleware = function tollgate(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void {

@@ -183,6 +183,8 @@ export const configSchema = z
     anthropicDenialHeaders: z.boolean().default(false),
     /** Largest accepted request body on the model endpoints. */
     maxBodyBytes: z.number().int().positive().default(20 * 1_048_576),
+    /** How long a request body may take to arrive, from the first byte read; past it 408 and the connection is closed. */
+    bodyTimeoutMs: z.number().int().positive().default(30_000),
     /** How long admission may wait for the policy store before answering 503 policy_unavailable. */
     policyTimeoutMs: z.number().int().positive().default(1_000),
     /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */

@@ -4,6 +4,7 @@ import { ServiceError } from '../errors/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
 import { providerWires, upstreamHeaders, upstreamTarget } from '../providers/index.js';
 import { estimateInputTokens } from '../tokenize/index.js';
+import { tokenCount } from '../translate/index.js';
 import { UpstreamFailure, withRetries } from '../upstream/index.js';
 import { parseBody } from '../validate/index.js';
 import { countTokensBody } from './count-tokens-schema.js';
@@ -21,8 +22,9 @@ import type { RequestContext } from './request-context.js';
  */
 export async function countTokens(ctx: RequestContext): Promise<void> {
   const { runtime } = ctx;
-  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
+  // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
   await authenticate(ctx.req, await runtime.keyRing(), 'models');
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const body = parseBody(countTokensBody, raw);
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');
   const route = model.routes[0]!;
@@ -57,9 +59,8 @@ async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][n
         classify: (error) => ({ transient: error instanceof UpstreamFailure && error.transient, retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined }),
       },
     );
-    const answer = response.body as { input_tokens?: unknown };
-    if (typeof answer.input_tokens !== 'number') throw new UpstreamFailure('Upstream provider sent no input_tokens', {});
-    return answer.input_tokens;
+    // A count that is not one (absent, "5", 1e400) is no answer: the tokenizer counts instead (usage-report.ts).
+    return tokenCount((response.body as { input_tokens?: unknown }).input_tokens);
   } catch (error) {
     if (!(error instanceof UpstreamFailure)) throw ServiceError.from(error);
     if (error.transient) return undefined;

@@ -15,8 +15,9 @@ import type { RequestContext } from './request-context.js';
  */
 export async function embeddings(ctx: RequestContext): Promise<void> {
   const { runtime } = ctx;
-  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
+  // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
   const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const { stream: _ignored, ...body } = parseBody(embeddingsBody, raw);
   const model = runtime.gateway.catalog.resolve(body.model, 'embedding');
   await runModelCall({ ctx, principal, model, protocol: 'embeddings', body });

@@ -14,8 +14,9 @@ import type { RequestContext } from './request-context.js';
  */
 export async function messages(ctx: RequestContext): Promise<void> {
   const { runtime } = ctx;
-  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, parsed: ctx.parsedBody });
+  // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
   const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const body = parseBody(messagesBody, raw);
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');
   enforceMaxTokensCap(body);

@@ -45,7 +45,7 @@ export async function runModelCall(call: ModelCall): Promise<void> {
   // Tokenizing the prompt costs per request; only a tokens-per-minute limit needs it before the call.
   const limitsTokens = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined;
   const admission = await admit(call, primary, limitsTokens ? promptTokens() : 0);
-  const meter = new Meter(promptTokens, admission);
+  const meter = new Meter(promptTokens, admission, (reason) => call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${call.model.routes[0]?.provider.kind ?? 'provider'} reported usage that is not token counts (${reason}); billed the tokenizer's count instead`));
   try {
     await serveWithFailover(call, plans, meter);
   } finally {
@@ -164,7 +164,7 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
   };
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   try {
-    for await (const event of readSseEvents(response.body, limits)) await send(translator.push(event));
+    for await (const event of readSseEvents(response.body, limits, response.secrets)) await send(translator.push(event));
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.
@@ -228,7 +228,11 @@ class Meter {
     /** The tokenizer's count of the prompt (memoized), asked only when the provider reports no input tokens or a stream's first event needs it. */
     readonly promptTokens: () => number,
     private readonly admission: Admission,
+    /** Told once when a provider's usage was rejected at the codec boundary (translate/usage-report.ts). */
+    private readonly reportRejected: (reason: string) => void,
   ) {}
+
+  #rejectionLogged = false;
 
   /** Settles what was recorded; the admission makes later calls no-ops. */
   settle(): Promise<void> {
@@ -236,6 +240,10 @@ class Meter {
   }
 
   record(seen: SeenUsage, text: string, finished: boolean): void {
+    if (seen.rejected !== undefined && !this.#rejectionLogged) {
+      this.#rejectionLogged = true;
+      this.reportRejected(seen.rejected);
+    }
     const inputTokens = seen.reported && seen.inputTokens > 0 ? seen.inputTokens : this.promptTokens();
     // Tokenizing the output only when the provider's report cannot be taken as final: it costs per request.
     const outputTokens = seen.reported && finished ? seen.outputTokens : Math.max(seen.outputTokens, countTokens(text));

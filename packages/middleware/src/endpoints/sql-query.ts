@@ -23,8 +23,9 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const { runtime } = ctx;
   const sqlConfig = runtime.config.sql;
   // The statement limit doubles as the body limit, with room for the JSON around it.
-  const raw = await readJsonBody(ctx.req, { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, parsed: ctx.parsedBody });
+  // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
   if (sqlConfig.auth) await authenticate(ctx.req, await runtime.keyRing(), 'sql');
+  const raw = await readJsonBody(ctx.req, { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const body = parseBody(sqlQueryBody, raw);
   const sql = await runtime.sql();
   const result = await sql.query({ query: body.query, params: body.params, db: body.context?.db }, ctx.departure);

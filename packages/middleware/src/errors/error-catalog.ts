@@ -12,6 +12,8 @@ export const errorCatalog = {
   forbidden_scope: { status: 401, code: null, reason: null, openaiType: 'authentication_error', anthropicType: 'authentication_error', retry: false },
   validation_failed: { status: 422, code: null, reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: false },
   invalid_request: { status: 400, code: null, reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: false },
+  // Not in contract §7.1: a body that did not arrive within bodyTimeoutMs (issue 15 item 6).
+  body_timeout: { status: 408, code: 'request_timeout', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: true },
   request_too_large: { status: 413, code: 'request_too_large', reason: null, openaiType: 'invalid_request_error', anthropicType: 'request_too_large', retry: false },
   method_not_allowed: { status: 405, code: 'method_not_allowed', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: false },
   model_not_found: { status: 404, code: 'model_not_found', reason: 'unknown_model', openaiType: 'invalid_request_error', anthropicType: 'not_found_error', retry: false },

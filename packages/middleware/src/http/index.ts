@@ -4,3 +4,4 @@ export { SseWriter } from './sse-writer.js';
 export { matchRoute, type Route, type RouteMatch } from './route-table.js';
 export { ClientDeparture, type CancelSignal } from './client-departure.js';
 export { nextRequestId, requestIdHeader, upstreamRequestIdOf, UPSTREAM_REQUEST_ID_HEADER } from './request-id.js';
+export { lingeringClose } from './lingering-close.js';

@@ -1,23 +1,27 @@
 import type { IncomingMessage } from 'node:http';
 import { ServiceError, validationError } from '../errors/index.js';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** A request whose body a framework's parser may already have read (`req.body` in Express). */
 export type MaybeParsedRequest = IncomingMessage & { body?: unknown };
 
 /**
  * Reads and parses a JSON request body, honouring a body that a parser in front already consumed.
- * Oversized bodies answer 413 without buffering them whole; malformed JSON answers 422.
+ * Oversized bodies answer 413 without buffering them whole; a body still arriving after `deadlineMs`
+ * answers 408; malformed JSON, or JSON nested deeper than MAX_JSON_DEPTH, answers 422.
  *
  * @example
- * const body = await readJsonBody(req, { limitBytes: 1 << 20 });
+ * const body = await readJsonBody(req, { limitBytes: 1 << 20, deadlineMs: 30_000 });
  */
-export async function readJsonBody(req: MaybeParsedRequest, options: { limitBytes: number; parsed?: unknown }): Promise<unknown> {
+export async function readJsonBody(req: MaybeParsedRequest, options: { limitBytes: number; deadlineMs?: number; parsed?: unknown }): Promise<unknown> {
   const preParsed = options.parsed !== undefined ? options.parsed : req.body;
   if (preParsed !== undefined && (req.readableEnded || !isEmptyParse(preParsed))) {
     if (typeof preParsed === 'string' || Buffer.isBuffer(preParsed)) return parseJson(Buffer.from(preParsed), options.limitBytes);
+    // A framework's parser has no depth bound: the same one applies here as to a body read below.
+    if (jsonDepthExceeds(preParsed, MAX_JSON_DEPTH)) throw tooDeep();
     return preParsed;
   }
-  return parseJson(await readRaw(req, options.limitBytes), options.limitBytes);
+  return parseJson(await readRaw(req, options.limitBytes, options.deadlineMs), options.limitBytes);
 }
 
 /** Express 5 leaves `req.body` undefined without a parser, but some parsers set `{}` on non-matching types. */
@@ -29,43 +33,51 @@ function isEmptyParse(value: unknown): boolean {
  * Collects the body with three plain listeners: an async iterator over the request costs a few promises
  * and an end-of-stream watcher per request, a measurable share of a point select's time.
  */
-function readRaw(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+function readRaw(req: IncomingMessage, limitBytes: number, deadlineMs: number | undefined): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    // A body that trickles or stalls would hold its buffers and its connection for as long as the client
+    // likes (issue 15 item 6): past the deadline it answers 408 and the dispatcher closes the connection.
+    const deadline = deadlineMs === undefined || req.complete ? undefined : setTimeout(() => finish(new ServiceError('body_timeout', `The request body did not arrive within ${deadlineMs} ms`)), deadlineMs);
+    const finish = (error: Error | undefined, body?: Buffer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      if (error) reject(error);
+      else resolve(body!);
+    };
     req.on('data', (chunk: Buffer) => {
       if (settled) return; // past the limit: the rest drains unread, so the 413 reaches the client
       size += chunk.length;
       if (size <= limitBytes) return void chunks.push(chunk);
-      settled = true;
-      reject(tooLarge(limitBytes));
+      finish(tooLarge(limitBytes));
     });
-    req.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    });
+    req.on('end', () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
     // A client gone mid-body errors the request ('aborted'); its answer has nowhere to go.
-    req.on('error', (error) => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-    });
+    req.on('error', (error) => finish(error));
   });
 }
 
 function parseJson(raw: Buffer, limitBytes: number): unknown {
   if (raw.length > limitBytes) throw tooLarge(limitBytes);
   const text = raw.toString('utf8');
+  // Checked on the text, before parsing: a deep value overflows the stack of whatever walks it later
+  // (the validator, the error's rendering).
+  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) throw tooDeep();
   try {
     return JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : 'invalid JSON';
+    const reason = error instanceof Error ? error.message.slice(0, 200) : 'invalid JSON';
     throw validationError(['body'], `Request body is not valid JSON: ${reason}`, text.slice(0, 200), 'json_invalid');
   }
+}
+
+function tooDeep(): ServiceError {
+  return validationError(['body'], `Request body is nested deeper than ${MAX_JSON_DEPTH} levels`, null, 'json_too_deep');
 }
 
 function tooLarge(limitBytes: number): ServiceError {

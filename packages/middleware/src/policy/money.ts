@@ -20,8 +20,8 @@ export function pricePerToken(usdPerMillion: number): number {
 
 /**
  * The cost of tokens at a price, rounded up to the next micro-dollar per request: a request is never
- * billed less than it cost, and at most one micro-dollar more. Exact however large the product grows:
- * in plain numbers while every intermediate is a safe integer (any real request), else in BigInt.
+ * billed less than it cost, and at most one micro-dollar more. Exact however large the product grows (the result is capped at
+ * 2^53 - 1 micro-dollars): in plain numbers while every intermediate is a safe integer (any real request), else in BigInt.
  *
  * @example
  * costMicros({ inputTokens: 1000, outputTokens: 500 }, { input: 3, output: 15 }) // 10500
@@ -36,7 +36,8 @@ export function costMicros(tokens: { inputTokens: number; outputTokens: number }
     return (pico - remainder) / PICO_PER_MICRO + (remainder > 0 ? 1 : 0);
   }
   const exact = BigInt(tokens.inputTokens) * BigInt(inputPrice) + BigInt(tokens.outputTokens) * BigInt(outputPrice);
-  return Number((exact + PICO_PER_MICRO_BIG - 1n) / PICO_PER_MICRO_BIG);
+  // Capped so a balance stays a safe integer whatever a price or count is (issue 15: a wallet at -1e294 USD).
+  return Math.min(Number((exact + PICO_PER_MICRO_BIG - 1n) / PICO_PER_MICRO_BIG), Number.MAX_SAFE_INTEGER);
 }
 
 const PICO_PER_MICRO = 1_000_000;

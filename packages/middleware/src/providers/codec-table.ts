@@ -12,6 +12,7 @@ import { openaiMessagesCodec } from './openai/messages-codec.js';
 import { openaiResponsesCodec } from './openai/responses-codec.js';
 import { baseUrlOf } from './provider-wire.js';
 import { responsesViaChat } from './responses-via-chat.js';
+import { usageCheckedCodec } from './usage-checked-codec.js';
 
 type Row = Codec | ((provider: ProviderConfig) => Codec);
 
@@ -36,13 +37,14 @@ export const codecTable: Record<ClientProtocol, Partial<Record<ProviderConfig['k
  * the deployment, as Responses does on `openai` routes.
  *
  * @example
- * codecFor('chat', 'anthropic') // anthropicChatCodec
+ * codecFor('chat', 'anthropic') // anthropicChatCodec, its usage checked
  */
 export function codecFor(protocol: ClientProtocol, provider: ProviderConfig['kind'] | ProviderConfig): Codec {
   const config: ProviderConfig = typeof provider === 'string' ? { kind: provider, headers: {}, timeoutMs: 0, maxRetries: 0, retryBaseMs: 0 } : provider;
   const row = codecTable[protocol][config.kind];
   if (!row) throw new ServiceError('model_not_configured', `Provider kind "${config.kind}" cannot serve ${protocol} requests`, { param: 'model' });
-  return typeof row === 'function' ? row(config) : row;
+  // Usage is checked where it leaves the provider layer, whatever the codec (issue 15 item 2).
+  return usageCheckedCodec(typeof row === 'function' ? row(config) : row);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ParamTable } from '../adapt/index.js';
 import type { ProviderConfig } from '../config/index.js';
+import type { UsageSeen } from '../translate/index.js';
 
 /** The client protocols Tollgate serves through the model pipeline (contract §4.2). */
 export type ClientProtocol = 'chat' | 'messages' | 'responses' | 'embeddings';
@@ -10,12 +11,8 @@ export interface ClientEvent {
   data: unknown;
 }
 
-/** Usage as a codec saw it; `reported` is false when the provider sent none. */
-export interface SeenUsage {
-  inputTokens: number;
-  outputTokens: number;
-  reported: boolean;
-}
+/** Usage as a codec saw it; `reported` is false when the provider sent none (checked by translate's checkedUsage). */
+export type SeenUsage = UsageSeen;
 
 /**
  * A stream translator: upstream SSE events in, client events out. It knows whether the upstream

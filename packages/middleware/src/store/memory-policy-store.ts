@@ -7,6 +7,7 @@ import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmi
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
+import { settledCount } from './settled-count.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
@@ -139,13 +140,26 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     };
   }
 
+  /**
+   * Never throws: it runs after the answer was given, so a failure here can only leak the slot or turn a
+   * delivered answer into a 500 (issue 15). Whatever goes wrong frees the slot and is logged.
+   */
   async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage): Promise<void> {
+    const windows = this.#windows.get(request.principal.org)!;
+    try {
+      await this.#charge(ticket, request, usage, windows);
+    } catch (error) {
+      releaseSlot(windows, ticket, 0);
+      this.logger.error(`settlement of ${request.alias} for ${request.principal.org} failed; its slot is released, nothing was charged`, error);
+    }
+  }
+
+  async #charge(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows): Promise<void> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
     refreshAllowance(balances, config, this.clock.now());
-    const clean = { inputTokens: Math.max(0, Math.round(usage.inputTokens)), outputTokens: Math.max(0, Math.round(usage.outputTokens)) };
-    const windows = this.#windows.get(org)!;
+    const clean = { inputTokens: settledCount(usage.inputTokens), outputTokens: settledCount(usage.outputTokens) };
     if (clean.inputTokens === 0 && clean.outputTokens === 0) {
       // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
       releaseSlot(windows, ticket, 0);

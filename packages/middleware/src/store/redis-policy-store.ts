@@ -15,6 +15,7 @@ import { admitScript, settleScript } from './redis-scripts.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
 import { orgKeys, type OrgKeys } from './redis-keys.js';
+import { settledCount } from './settled-count.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
 import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
@@ -303,7 +304,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       id,
       args: [
         k.bal, k.win, k.slots, k.ledger, k.lapsed,
-        id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
+        id, settledCount(usage.inputTokens), settledCount(usage.outputTokens), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
         request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '',
       ],

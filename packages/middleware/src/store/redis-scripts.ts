@@ -137,21 +137,36 @@ return {'ok', tokenSecond}
  * requestId (requestId may be absent in a settlement spooled by an older version).
  * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
  * tokens-per-minute correction (actual − estimate) goes there while it is still in the window.
- * Returns the cost in micro-dollars, or -1 when this admission was already settled (or never admitted).
+ * Returns the cost in micro-dollars, -1 when this admission was already settled (or never admitted), or
+ * an error (nothing changed, the lease kept) when the counts are not non-negative safe integers.
+ *
+ * The counts are checked and the charge computed before the admission's lease is removed (removing it is
+ * what makes a repeat a no-op): a settlement that cannot be applied must not count as done (issue 15).
+ * Integers go to Redis through string.format('%d'): Lua hands numbers to redis.call as '%.14g', which
+ * turns 15-digit integers into '1.2345678901234e+14' and makes HINCRBY fail half-way through the script.
  */
 export const settleScript = `
-if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
+local MAX = 9007199254740991
+local function count(value)
+  local n = tonumber(value)
+  if n == nil or n ~= n or n < 0 or n > MAX or n ~= math.floor(n) then return nil end
+  return n
+end
+local function int(n) return string.format('%d', n) end
+local inT = count(ARGV[2])
+local outT = count(ARGV[3])
+if inT == nil or outT == nil then return redis.error_reply('tollgate: settlement counts must be non-negative safe integers') end
 local now = tonumber(ARGV[8])
-local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
-if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
-local inT = tonumber(ARGV[2])
-local outT = tonumber(ARGV[3])
 local incTokens = tonumber(ARGV[5])
+local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
+local refill = resetAt and resetAt ~= '' and now >= tonumber(resetAt)
 local included = 0
 local chargeIn = inT
 local chargeOut = outT
 if ARGV[4] == 'included' and incTokens >= 0 then
-  local remaining = math.max(0, incTokens - tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0'))
+  local used = 0
+  if not refill then used = tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0') end
+  local remaining = math.max(0, incTokens - used)
   local fromIn = math.min(remaining, inT)
   local fromOut = math.min(remaining - fromIn, outT)
   included = fromIn + fromOut
@@ -160,25 +175,33 @@ if ARGV[4] == 'included' and incTokens >= 0 then
   if redis.call('HGET', KEYS[1], 'payment') ~= '1' then chargeIn = 0 chargeOut = 0 end
 end
 -- Exact ceiling to the micro-dollar: integers below 2^53 are exact in Lua's doubles, and so is % on them.
+-- Past that the cost is capped, as in policy/money.ts, so a balance stays an integer Redis can hold.
 local pico = chargeIn * tonumber(ARGV[6]) + chargeOut * tonumber(ARGV[7])
-local cost = (pico - pico % 1000000) / 1000000
-if pico % 1000000 > 0 then cost = cost + 1 end
+local cost = MAX
+if pico <= MAX then
+  cost = (pico - pico % 1000000) / 1000000
+  if pico % 1000000 > 0 then cost = cost + 1 end
+elseif pico / 1000000 < MAX then
+  cost = math.ceil(pico / 1000000)
+end
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
+if refill then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
 local tokenSecond = tonumber(ARGV[13])
 if tokenSecond then
   local head = tonumber(redis.call('HGET', KEYS[2], 'head') or '')
   if head and tokenSecond <= head and head - tokenSecond < 61 then
-    local delta = inT + outT - tonumber(ARGV[14])
+    local delta = int(inT + outT - tonumber(ARGV[14]))
     redis.call('HINCRBY', KEYS[2], 't' .. (tokenSecond % 61), delta)
     redis.call('HINCRBY', KEYS[2], 'tt', delta)
   end
 end
 if inT + outT == 0 then return 0 end
-redis.call('HINCRBY', KEYS[1], 'incUsed', included)
-redis.call('HINCRBY', KEYS[1], 'wallet', -cost)
+redis.call('HINCRBY', KEYS[1], 'incUsed', int(included))
+redis.call('HINCRBY', KEYS[1], 'wallet', int(-cost))
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
-redis.call('HINCRBY', KEYS[1], 'in', inT)
-redis.call('HINCRBY', KEYS[1], 'out', outT)
-redis.call('HINCRBY', KEYS[1], 'cost', cost)
-redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now, 'requestId', ARGV[15] or '')
+redis.call('HINCRBY', KEYS[1], 'in', int(inT))
+redis.call('HINCRBY', KEYS[1], 'out', int(outT))
+redis.call('HINCRBY', KEYS[1], 'cost', int(cost))
+redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', int(inT), 'out', int(outT), 'included', int(included), 'cost', int(cost), 'at', ARGV[8], 'requestId', ARGV[15] or '')
 return cost
 `;

@@ -1,3 +1,4 @@
+import { countOrNaN } from './usage-report.js';
 import { stopReasonFromFinishReason } from './map-stop-reason.js';
 import type { AnthropicEvent, ChatChunk } from './wire-types.js';
 
@@ -40,8 +41,8 @@ export class ChatToMessagesStream {
       events.push(this.#messageStart(chunk.id));
     }
     if (chunk.usage) {
-      this.#inputTokens = chunk.usage.prompt_tokens;
-      this.#outputTokens = chunk.usage.completion_tokens;
+      this.#inputTokens = countOrNaN(chunk.usage.prompt_tokens);
+      this.#outputTokens = countOrNaN(chunk.usage.completion_tokens);
     }
     const choice = chunk.choices[0];
     if (!choice) return events;

@@ -1,3 +1,4 @@
+import { countOrNaN } from './usage-report.js';
 import type { ChatCompletion } from './wire-types.js';
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesUsage } from './responses-wire.js';
 
@@ -24,7 +25,7 @@ export function chatToResponsesResponse(completion: ChatCompletion, alias: strin
     incomplete_details: incomplete ? { reason: choice?.finish_reason === 'length' ? 'max_output_tokens' : 'content_filter' } : null,
     output,
     output_text: text,
-    usage: responsesUsage(completion.usage?.prompt_tokens ?? 0, completion.usage?.completion_tokens ?? 0),
+    usage: responsesUsage(countOrNaN(completion.usage?.prompt_tokens ?? 0), countOrNaN(completion.usage?.completion_tokens ?? 0)),
   };
 }
 

@@ -1,3 +1,4 @@
+import { countOrNaN } from './usage-report.js';
 import { responseShell, responsesUsage } from './chat-to-responses-response.js';
 import type { ResponsesEvent, ResponsesOutputItem, ResponsesResponse } from './responses-wire.js';
 import type { ChatChunk } from './wire-types.js';
@@ -35,7 +36,7 @@ export class ChatToResponsesStream {
       this.#response = responseShell(chunk.id.replace(/^chatcmpl-/, '').replace(/[^A-Za-z0-9_-]/g, ''), this.alias, this.createdAt, this.request);
       events.push(this.#event('response.created', { response: { ...this.#response } }), this.#event('response.in_progress', { response: { ...this.#response } }));
     }
-    if (chunk.usage) this.#usage = { input: chunk.usage.prompt_tokens, output: chunk.usage.completion_tokens };
+    if (chunk.usage) this.#usage = { input: countOrNaN(chunk.usage.prompt_tokens), output: countOrNaN(chunk.usage.completion_tokens) };
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return events;
     const { delta } = choice;

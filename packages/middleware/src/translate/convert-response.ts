@@ -1,3 +1,4 @@
+import { countOrNaN, sumOfCounts } from './usage-report.js';
 import { finishReasonFromStopReason, stopReasonFromFinishReason } from './map-stop-reason.js';
 import type { AnthropicBlock, ChatCompletion, ChatToolCall, MessagesResponse } from './wire-types.js';
 
@@ -13,7 +14,7 @@ export function messagesToChatResponse(message: MessagesResponse, alias: string,
     .filter((b): b is { type: 'tool_use'; id: string; name: string; input: unknown } => b.type === 'tool_use')
     .map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
   const input = inputTokensOf(message.usage);
-  const output = message.usage.output_tokens;
+  const output = countOrNaN(message.usage.output_tokens);
   return {
     id: `chatcmpl-${message.id}`,
     object: 'chat.completion',
@@ -52,13 +53,16 @@ export function chatToMessagesResponse(completion: ChatCompletion, alias: string
     content,
     stop_reason: stopReasonFromFinishReason(choice?.finish_reason),
     stop_sequence: null,
-    usage: { input_tokens: completion.usage?.prompt_tokens ?? 0, output_tokens: completion.usage?.completion_tokens ?? 0 },
+    usage: { input_tokens: countOrNaN(completion.usage?.prompt_tokens ?? 0), output_tokens: countOrNaN(completion.usage?.completion_tokens ?? 0) },
   };
 }
 
-/** Anthropic counts cached prompt tokens separately; all of them are input the client sent. */
+/**
+ * Anthropic counts cached prompt tokens separately; all of them are input the client sent. NaN when a
+ * field is not a count (`"5"` was once summed to `"500"`): the report is then ignored (usage-report.ts).
+ */
 export function inputTokensOf(usage: { input_tokens?: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number {
-  return (usage.input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+  return sumOfCounts(usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens) ?? Number.NaN;
 }
 
 function safeJson(text: string): unknown {

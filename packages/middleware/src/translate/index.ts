@@ -12,3 +12,4 @@ export { chatToResponsesResponse, responseShell, responsesUsage } from './chat-t
 export { ChatToResponsesStream } from './chat-to-responses-stream.js';
 export { endsChatStream, endsMessagesStream, endsResponsesStream, normalEndEvents } from './stream-ends.js';
 export { chatCanTakeOutputConfig, chatCanTakeOutputFormat, hasObjectRoot, meetsStrictRules, messagesOutputFormat, responseFormatFromMessages, responseFormatFromResponsesText, structuredFormatOf, type StructuredFormat } from './structured-output.js';
+export { tokenCount, countOrNaN, sumOfCounts, checkedUsage, MAX_REPORTED_TOKENS, type UsageSeen } from './usage-report.js';

@@ -1,3 +1,4 @@
+import { countOrNaN } from './usage-report.js';
 import { inputTokensOf } from './convert-response.js';
 import { finishReasonFromStopReason } from './map-stop-reason.js';
 import type { AnthropicEvent, ChatChunk, ChatChunkDelta, ChatUsage } from './wire-types.js';
@@ -51,7 +52,7 @@ export class MessagesToChatStream {
         const usage = event.usage as { input_tokens?: number; output_tokens?: number } | undefined;
         this.#finishReason = finishReasonFromStopReason(delta.stop_reason);
         // message_delta may revise input tokens (recorded fixture anthropic-message-delta-input-tokens).
-        this.#setUsage(usage?.input_tokens ?? this.#usage.prompt_tokens, usage?.output_tokens ?? this.#usage.completion_tokens);
+        this.#setUsage(usage?.input_tokens === undefined ? this.#usage.prompt_tokens : countOrNaN(usage.input_tokens), usage?.output_tokens === undefined ? this.#usage.completion_tokens : countOrNaN(usage.output_tokens));
         return [];
       }
       case 'message_stop': {

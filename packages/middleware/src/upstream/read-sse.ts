@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { redactSecrets } from './redact-secrets.js';
 import { answerTooLarge } from './upstream-failure.js';
 
 /** What one upstream stream may cost (README "Relay limits"). */
@@ -11,14 +12,20 @@ export interface SseLimits {
 
 /**
  * Bytes → SSE events: the first layer of every upstream stream (STYLE convention 6). Past a limit it
- * throws that limit's UpstreamFailure.
+ * throws that limit's UpstreamFailure. `secrets` (the credentials the call carried) are redacted from
+ * every event's data, so an error event or a proxy that echoes them relays nothing (issue 15 item 3).
  *
  * @example
- * for await (const event of readSseEvents(response.body, { maxEventBytes, maxStreamBytes })) console.log(event.event, event.data);
+ * for await (const event of readSseEvents(response.body, { maxEventBytes, maxStreamBytes }, response.secrets)) console.log(event.event, event.data);
  */
-export async function* readSseEvents(body: AsyncIterable<Uint8Array | string>, limits: SseLimits): AsyncGenerator<EventSourceMessage> {
+export async function* readSseEvents(body: AsyncIterable<Uint8Array | string>, limits: SseLimits, secrets: readonly string[] = []): AsyncGenerator<EventSourceMessage> {
   const pending: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (event) => pending.push(event) });
+  const parser = createParser({
+    onEvent: (event) => {
+      if (secrets.length > 0) event.data = redactSecrets(event.data, secrets);
+      pending.push(event);
+    },
+  });
   const decoder = new TextDecoder();
   let streamBytes = 0;
   // Bytes fed since a chunk last completed an event: what the parser can be holding, give or take one chunk.

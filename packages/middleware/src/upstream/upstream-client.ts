@@ -6,6 +6,7 @@ import { AttemptDeadline } from './attempt-deadline.js';
 import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
 import { linkedAbortSignal } from './linked-abort-signal.js';
+import { redactSecrets, upstreamSecrets } from './redact-secrets.js';
 
 /** An upstream URL split as undici takes it (see upstreamTarget). */
 export interface UpstreamTarget {
@@ -28,6 +29,8 @@ export interface UpstreamResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: Dispatcher.ResponseData['body'];
+  /** The credentials the call carried: pass them to readSseEvents so no event relays them. */
+  secrets: readonly string[];
 }
 
 /** A successful answer read whole and parsed. */
@@ -99,7 +102,7 @@ export class UpstreamClient {
     response.body.once('close', () => deadline.clear());
     if (response.statusCode >= 200 && response.statusCode < 300) {
       response.body.once('close', link.release);
-      return { status: response.statusCode, headers: response.headers, body: response.body };
+      return { status: response.statusCode, headers: response.headers, body: response.body, secrets: upstreamSecrets(call.headers) };
     }
     const text = await readBounded(response.body, this.relay.maxAnswerBytes);
     link.release();
@@ -153,7 +156,9 @@ function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson
     if (outcome.error instanceof UpstreamFailure) throw outcome.error;
     throw call.signal.aborted ? outcome.error : unreachable(outcome.error);
   }
-  const { status, headers, text, interrupted } = outcome;
+  const { status, headers, interrupted } = outcome;
+  // A provider or proxy may echo the credentials it received, in an error or in a body (issue 15 item 3).
+  const text = redactSecrets(outcome.text, upstreamSecrets(call.headers));
   if (status < 200 || status >= 300) throw refusal(call, status, headers, interrupted ? '' : text);
   if (interrupted) throw unreadable(interrupted);
   try {
@@ -169,7 +174,8 @@ function unreadable(cause: unknown): UpstreamFailure {
 }
 
 /** The provider answered with an error status: its own message and code when its body has them. */
-function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, text: string): UpstreamFailure {
+function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, received: string): UpstreamFailure {
+  const text = redactSecrets(received, upstreamSecrets(call.headers));
   const parsed = parseJson(text);
   const { message, code } = call.parseError(parsed);
   return new UpstreamFailure(message ?? (text.slice(0, 500) || `Upstream provider answered ${status}`), {

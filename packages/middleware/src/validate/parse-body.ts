@@ -13,9 +13,30 @@ export function parseBody<Schema extends z.ZodType>(schema: Schema, input: unkno
   if (result.success) return result.data;
   const detail: DetailItem[] = result.error.issues.map((issue) => {
     const value = valueAt(input, issue.path as (string | number)[]);
-    return { type: detailType(issue, value), loc: ['body', ...(issue.path as (string | number)[])], msg: issue.message, input: value ?? null };
+    return { type: detailType(issue, value), loc: ['body', ...(issue.path as (string | number)[])], msg: issue.message.slice(0, MAX_ECHO_CHARS), input: echoOf(value) };
   });
   throw new ServiceError('validation_failed', detail.map((item) => `${item.loc.join('.')}: ${item.msg}`).join('; '), { detail });
+}
+
+/** How much of a rejected value a 422 shows: enough to find it, never the whole of an unbounded input. */
+const MAX_ECHO_CHARS = 200;
+
+/**
+ * The rejected value as the detail's `input`: scalars and small values as they are; a long string, or a
+ * value whose JSON is long (or cannot be made: nested too deep), as the start of its JSON text and `…`
+ * (issue 15 item 7: the input was once echoed whole, and rendering a deep one overflowed the stack).
+ */
+function echoOf(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' || typeof value === 'boolean') return value;
+  if (typeof value === 'string') return value.length > MAX_ECHO_CHARS ? `${value.slice(0, MAX_ECHO_CHARS)}…` : value;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    return '[value too deeply nested to show]';
+  }
+  return text.length > MAX_ECHO_CHARS ? `${text.slice(0, MAX_ECHO_CHARS)}…` : value;
 }
 
 function detailType(issue: z.core.$ZodIssue, value: unknown): string {

@@ -1,4 +1,4 @@
-import { endsMessagesStream, inputTokensOf, type AnthropicEvent, type MessagesResponse } from '../../translate/index.js';
+import { countOrNaN, endsMessagesStream, inputTokensOf, type AnthropicEvent, type MessagesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
 
@@ -43,13 +43,13 @@ export class MessagesRelayStream implements StreamTranslator {
     if (data.type === 'message_start') {
       const message = data.message as MessagesResponse;
       data.message = { ...message, model: this.alias };
-      this.#usage = { inputTokens: inputTokensOf(message.usage ?? {}), outputTokens: message.usage?.output_tokens ?? 0, reported: true };
+      this.#usage = { inputTokens: inputTokensOf(message.usage ?? {}), outputTokens: countOrNaN(message.usage?.output_tokens ?? 0), reported: true };
     } else if (data.type === 'content_block_delta') {
       const delta = data.delta as { text?: string; partial_json?: string };
       this.#text += delta.text ?? delta.partial_json ?? '';
     } else if (data.type === 'message_delta') {
       const usage = data.usage as { input_tokens?: number; output_tokens?: number } | undefined;
-      this.#usage = { inputTokens: usage?.input_tokens ?? this.#usage.inputTokens, outputTokens: usage?.output_tokens ?? this.#usage.outputTokens, reported: true };
+      this.#usage = { inputTokens: usage?.input_tokens === undefined ? this.#usage.inputTokens : countOrNaN(usage.input_tokens), outputTokens: usage?.output_tokens === undefined ? this.#usage.outputTokens : countOrNaN(usage.output_tokens), reported: true };
     } else if (endsMessagesStream(data)) {
       this.#stopped = true;
     } else if (data.type === 'error') {
@@ -75,5 +75,5 @@ export class MessagesRelayStream implements StreamTranslator {
 
 export function messagesUsage(usage: MessagesResponse['usage'] | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: inputTokensOf(usage), outputTokens: usage.output_tokens ?? 0, reported: true };
+  return { inputTokens: inputTokensOf(usage), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true };
 }

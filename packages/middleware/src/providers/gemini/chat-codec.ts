@@ -1,3 +1,4 @@
+import { countOrNaN, sumOfCounts } from '../../translate/index.js';
 import type { ChatRequest } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { chatToGeminiRequest } from './chat-to-gemini-request.js';
@@ -34,7 +35,7 @@ export function geminiGeneratePath(target: RouteTarget, stream: boolean): string
 export function geminiUsage(response: GeminiResponse): SeenUsage {
   const usage = response.usageMetadata;
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: usage.promptTokenCount ?? 0, outputTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0), reported: true };
+  return { inputTokens: countOrNaN(usage.promptTokenCount ?? 0), outputTokens: sumOfCounts(usage.candidatesTokenCount, usage.thoughtsTokenCount) ?? Number.NaN, reported: true };
 }
 
 /** Gemini SSE → chat chunks; the stream finished only if every candidate sent a finishReason. */

@@ -1,3 +1,4 @@
+import { countOrNaN, sumOfCounts } from '../../translate/index.js';
 import type { ChatCompletion, ChatToolCall, ChatUsage } from '../../translate/index.js';
 import type { GeminiCandidate, GeminiFunctionCall, GeminiPart, GeminiResponse, GeminiUsage } from './gemini-wire.js';
 import { finishReasonFromGemini } from './map-finish-reason.js';
@@ -66,7 +67,7 @@ export function thoughtSignatureOf(toolCallId: string): string | undefined {
 }
 
 export function geminiChatUsage(usage: GeminiUsage | undefined): ChatUsage {
-  const prompt = usage?.promptTokenCount ?? 0;
-  const completion = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
+  const prompt = countOrNaN(usage?.promptTokenCount ?? 0);
+  const completion = sumOfCounts(usage?.candidatesTokenCount, usage?.thoughtsTokenCount) ?? Number.NaN;
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

@@ -1,3 +1,4 @@
+import { countOrNaN } from '../../translate/index.js';
 import type { Codec } from '../codec.js';
 import { notStreamed } from '../not-streamed.js';
 
@@ -12,8 +13,8 @@ export const openaiEmbeddingsCodec: Codec = {
   request: (body, target) => ({ ...body, model: target.model }),
   response(upstream, target) {
     const list = { ...(upstream as { usage?: { prompt_tokens?: number } }), model: target.alias };
-    const reported = typeof list.usage?.prompt_tokens === 'number';
-    return { body: list, usage: { inputTokens: list.usage?.prompt_tokens ?? 0, outputTokens: 0, reported } };
+    const reported = list.usage?.prompt_tokens !== undefined;
+    return { body: list, usage: { inputTokens: countOrNaN(list.usage?.prompt_tokens ?? 0), outputTokens: 0, reported } };
   },
   stream: () => notStreamed,
 };
