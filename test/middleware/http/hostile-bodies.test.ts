@@ -7,7 +7,7 @@ import { tollgate, type ConfigInput, type Tollgate } from '@tollgate/middleware'
 import { startFakeOpenAI } from '../../fakes/index.js';
 import type { FakeServer } from '../../fakes/fake-server.js';
 
-const KEY = 'tg-hostile-bodies-key';
+const KEY = 'tg-hostile-bodies-key-0123456789abcdef';
 const MiB = 1_048_576;
 
 /** What came back on a raw connection: the bytes, and whether the server closed it. */

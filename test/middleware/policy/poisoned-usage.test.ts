@@ -18,7 +18,7 @@ const POISON: Record<string, string> = {
   'an unsafe integer (2^60)': '1152921504606846976',
 };
 
-const KEY = 'tg-poisoned-usage-key';
+const KEY = 'tg-poisoned-usage-key-0123456789abcdef';
 const PROMPT = 'one two three';
 const REPLY = 'Echo: one two three';
 const chatBody = { model: 'gpt', messages: [{ role: 'user', content: PROMPT }] };
@@ -110,22 +110,26 @@ for (const storeKind of ['memory', 'redis'] as const) {
     });
 
     if (storeKind === 'redis') {
-      it('the settle script refuses non-integer counts without setting its idempotency marker', async () => {
-        // The store's own guard, beneath the codec boundary: a settlement that cannot apply is not marked done.
+      it('the settle script refuses non-integer counts and keeps the admission\'s lease, so nothing counts as settled', async () => {
+        // The store's own guard, beneath the codec boundary: a settlement that cannot apply is not done.
+        // Removing the admission's lease is what marks a settlement done (a repeat then finds none).
         const { settleScript } = await import('../../../packages/middleware/src/store/redis-scripts.js');
         const client = new Redis(redis!.url);
         try {
-          const keys = ['t:bal', 't:tpmtok', 't:slots', 't:ledger', 't:settled:x'];
-          await client.hset('t:bal', 'wallet', 1000);
+          const keys = ['{t}:bal', '{t}:win', '{t}:slots', '{t}:ledger', '{t}:lapsed'];
+          await client.hset('{t}:bal', 'wallet', 1000);
+          await client.zadd('{t}:slots', Date.now() + 60_000, 'x');
+          const argv = (input: string) => ['x', input, '3', 'wallet', '-1', '2500000', '10000000', '1', '', 'o', 'k', 'a', '', '0', ''];
           for (const bad of ['1e400', 'lots', '-5', '1.5', 'inf']) {
-            await assert.rejects(client.eval(settleScript, 5, ...keys, 'x', bad, '3', 'wallet', '-1', '2500000', '10000000', '1', '', 'o', 'k', 'a'));
-            assert.equal(await client.exists('t:settled:x'), 0, `no marker after ${bad}`);
+            await assert.rejects(client.eval(settleScript, 5, ...keys, ...argv(bad)));
+            assert.notEqual(await client.zscore('{t}:slots', 'x'), null, `the lease is still held after ${bad}`);
           }
-          assert.equal(await client.hget('t:bal', 'wallet'), '1000');
+          assert.equal(await client.hget('{t}:bal', 'wallet'), '1000');
           // A huge but integral charge is capped, not an error half-way through the script.
-          const cost = await client.eval(settleScript, 5, ...keys, 'x', '9007199254740991', '0', 'wallet', '-1', '2500000', '10000000', '1', '', 'o', 'k', 'a');
+          const cost = await client.eval(settleScript, 5, ...keys, ...argv('9007199254740991'));
           assert.equal(cost, 9007199254740991);
-          assert.equal(await client.hget('t:bal', 'wallet'), String(1000 - 9007199254740991));
+          assert.equal(await client.hget('{t}:bal', 'wallet'), String(1000 - 9007199254740991));
+          assert.equal(await client.zscore('{t}:slots', 'x'), null, 'settled: the lease is gone');
         } finally {
           client.disconnect();
         }

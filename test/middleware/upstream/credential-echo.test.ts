@@ -3,7 +3,7 @@ import { startFakeAnthropic, startFakeGemini, startFakeOpenAI, FAKE_ANTHROPIC_KE
 import type { FakeServer } from '../../fakes/fake-server.js';
 import { startGateway, type RunningGateway } from '../../support/gateway.js';
 
-const KEY = 'tg-credential-echo-key';
+const KEY = 'tg-credential-echo-key-0123456789abcdef';
 const PROXY_TOKEN = 'proxy-secret-token-42';
 const SECRETS = [FAKE_OPENAI_KEY, FAKE_ANTHROPIC_KEY, FAKE_GEMINI_KEY, PROXY_TOKEN];
 

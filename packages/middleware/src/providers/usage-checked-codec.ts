@@ -22,7 +22,7 @@ export function usageCheckedCodec(codec: Codec): Codec {
         const { body, usage } = codec.response(upstream, target, clientBody);
         return { body, usage: checkedUsage(usage) };
       },
-      stream: (target, clientBody) => new UsageCheckedStream(codec.stream(target, clientBody)),
+      stream: (target, clientBody, promptTokens) => new UsageCheckedStream(codec.stream(target, clientBody, promptTokens)),
     };
     checked.set(codec, wrapped);
   }
