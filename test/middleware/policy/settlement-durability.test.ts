@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tollgate } from '@tollgate/middleware';
+import { readLedger } from '../../../packages/middleware/src/store/index.js';
 import { startFakeOpenAI } from '../../fakes/index.js';
 
 describe('settlements survive SIGKILL (memory store with a journal file)', () => {
@@ -39,8 +40,8 @@ describe('settlements survive SIGKILL (memory store with a journal file)', () =>
     child.kill('SIGKILL');
     await Promise.all(clients);
 
-    const ledger = readFileSync(join(dir, 'state.json'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { t: string; cost: number });
-    const settlements = ledger.filter((entry) => entry.t === 'settle');
+    const settlements: { cost: number }[] = [];
+    for await (const line of readLedger(join(dir, 'state.json.ledger'), {})) settlements.push(line);
     assert.ok(settlements.length >= completed, `${completed} responses completed, ${settlements.length} charges on file`);
 
     const gate = tollgate({ keys: [], organizations: { acme: { wallet: 100 } }, store: { kind: 'memory', file: 'state.json' } }, { baseDir: dir });

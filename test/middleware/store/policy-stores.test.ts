@@ -9,6 +9,7 @@ import { hashKey, KeyRing } from '../../../packages/middleware/src/auth/index.js
 import { parseConfig, type ConfigInput } from '../../../packages/middleware/src/config/index.js';
 import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
 import { createPolicy, type Admission, type AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
+import { readLedger } from '../../../packages/middleware/src/store/index.js';
 import { RedisServer } from '../../support/redis-server.js';
 import { TestClock } from '../policy/policy-fixture.js';
 
@@ -79,8 +80,8 @@ describe('policy stores (memory with a journal file, redis)', function () {
       name: 'memory',
       store: () => ({ kind: 'memory', file: 'state.json' }),
       ledgerCost: async () => {
-        const lines = readFileSync(join(dir, 'state.json'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: string; cost: number });
-        const settles = lines.filter((l) => l.t === 'settle');
+        const settles: { cost: number }[] = [];
+        for await (const line of readLedger(join(dir, 'state.json.ledger'), {})) settles.push(line);
         return { entries: settles.length, micros: settles.reduce((sum, l) => sum + l.cost, 0) };
       },
     },
