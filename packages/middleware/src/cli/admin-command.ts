@@ -3,6 +3,7 @@ import { loadConfigFile, type ConfigInput } from '../config/index.js';
 import { tollgate } from '../tollgate.js';
 import type { AdminOperations } from '../policy/index.js';
 import { embeddedConfig } from './embedded-config.js';
+import { registerLedgerCommand } from './ledger-command.js';
 
 /**
  * `tollgate admin …`: the operations of `gate.admin`, against the configured store. With the memory store
@@ -36,6 +37,7 @@ export function registerAdminCommand(program: Command): void {
     .action((org: string, options: { scopes: string }) => run((ops) => ops.createKey(org, options.scopes.split(',') as ('models' | 'sql')[]))());
   keys.command('revoke <keyOrId>').action((keyOrId: string) => run(async (ops) => ({ revoked: await ops.revokeKey(keyOrId) }))());
   admin.command('usage <org>').description('balances and totals of an organization').action((org: string) => run((ops) => ops.usage(org))());
+  registerLedgerCommand(admin);
 }
 
 /**

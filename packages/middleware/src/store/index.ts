@@ -2,4 +2,5 @@ export { MemoryPolicyStore } from './memory-policy-store.js';
 export { RedisPolicyStore } from './redis-policy-store.js';
 export { Journal } from './journal.js';
 export { LedgerFiles, readLedger, type LedgerFilesOptions } from './ledger-files.js';
+export { ledgerDirectoryOf } from './store-files.js';
 export type { JournalRecord, LedgerLine } from './journal-record.js';
