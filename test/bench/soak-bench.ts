@@ -36,6 +36,8 @@ interface Minute {
   rps: number;
   p99: number;
   failed: number;
+  /** What the failures were: status classes, connection errors, timeouts. */
+  failures: string;
   rssMiB: number;
   heapMiB: number;
 }
@@ -52,8 +54,9 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
       const seconds = Math.min(60, Math.round((minutes - minute + 1) * 60));
       const result = await autocannon({ url: `${gateway.url}/v1/chat/completions`, method: 'POST', connections: CONNECTIONS, duration: seconds, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001' }, body });
       const memory = await memoryOf(gateway);
-      rows.push({ minute, rps: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors + result.timeouts, rssMiB: memory.rss / MiB, heapMiB: memory.heapUsed / MiB });
-      process.stderr.write(`  minute ${minute}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, RSS ${(memory.rss / MiB).toFixed(0)} MiB, failed ${rows.at(-1)!.failed}\n`);
+      const failures = Object.entries({ '4xx': result['4xx'], '5xx': result['5xx'], errors: result.errors - result.timeouts, timeouts: result.timeouts }).filter(([, count]) => count > 0).map(([kind, count]) => `${count} ${kind}`).join(', ');
+      rows.push({ minute, rps: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors, failures, rssMiB: memory.rss / MiB, heapMiB: memory.heapUsed / MiB });
+      process.stderr.write(`  minute ${minute}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, RSS ${(memory.rss / MiB).toFixed(0)} MiB, failed ${rows.at(-1)!.failed} ${failures}\n`);
     }
     const first = rows[0]!;
     const last = rows.at(-1)!;
@@ -65,7 +68,7 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
       '',
       '| minute | req/s | p99 ms | RSS MiB | heap MiB (after GC) | failed |',
       '|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((row) => `| ${row.minute} | ${row.rps.toFixed(0)} | ${row.p99} | ${row.rssMiB.toFixed(0)} | ${row.heapMiB.toFixed(0)} | ${row.failed} |`),
+      ...rows.map((row) => `| ${row.minute} | ${row.rps.toFixed(0)} | ${row.p99} | ${row.rssMiB.toFixed(0)} | ${row.heapMiB.toFixed(0)} | ${row.failed}${row.failures ? ` (${row.failures})` : ''} |`),
       '',
       `RSS at start ${(start.rss / MiB).toFixed(0)} MiB. Last minute / first: ${(throughput * 100).toFixed(1)}% (target ≥ 95%: ${throughput >= 0.95 ? 'met' : 'NOT met'}); ` +
         `RSS growth ${growth.toFixed(0)} MiB (target ≤ 64: ${growth <= 64 ? 'met' : 'NOT met'}); failed requests ${failed} (target 0: ${failed === 0 ? 'met' : 'NOT met'}).`,
