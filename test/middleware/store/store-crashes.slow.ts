@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,13 +74,14 @@ describe('memory store killed at any moment (SIGKILL during snapshots, ledger ro
     assert.equal(ledger.aliases.size, ledger.lines, 'no settlement twice in the ledger');
     assert.equal(usage.requests, ledger.lines);
     assert.equal(Math.round((1000 - usage.wallet) * 1e6), ledger.micros, 'the balance change equals the ledger sum');
+    assert.deepEqual(readdirSync(dir).filter((name) => name.endsWith('.tmp')), [], 'a snapshot\'s temporary file left by a kill is removed at the next start');
+    assert.ok(readdirSync(dir).filter((name) => name.startsWith('state.json.journal.')).length <= 2, 'journals a snapshot covers are removed');
   });
 
   it('migrates an old-format journal whatever kills interrupt it, keeping its totals and every acknowledged settlement', async () => {
     // An old-format journal: the opening balance and 60,000 settlements of 225 micro-dollars each.
     const old = [JSON.stringify({ t: 'open', at: 1, org: 'acme', micros: 1_000_000_000, payment: false })];
     for (let n = 0; n < 60_000; n++) old.push(JSON.stringify({ t: 'settle', id: `old-${n}`, at: 2 + n, org: 'acme', keyId: 'k1', alias: `old${n}`, in: 10, out: 20, included: 0, cost: 225 }));
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'state.json'), `${old.join('\n')}\n`);
 
     const acked: number[] = [];
