@@ -1,4 +1,4 @@
-// `npm run bench:soak [-- --minutes 10] [--settlements 10000000] [--stores memory,redis] [--no-history]`:
+// `npm run bench:soak [-- --minutes 10] [--settlements 10000000] [--stores memory,redis,memory-no-file] [--no-history]`:
 // full-speed chat completions for N minutes through Tollgate (its own process, built output) from an
 // organization with rpm, tpm and concurrency limits set high enough never to refuse, first on the memory
 // store with its file, then on Redis (a real redis-server, appendfsync always); per minute: req/s, p99,
@@ -127,6 +127,8 @@ if (stores.includes('memory')) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+// A diagnostic: the same load with no file at all, to tell what the files cost from what the rest costs.
+if (stores.includes('memory-no-file')) sections.push(await soak('memory store without a file (diagnostic)', { kind: 'memory' }, tmpdir()));
 if (stores.includes('redis')) {
   const redis = await RedisServer.start();
   try {
