@@ -18,7 +18,7 @@ const MIB = 1_048_576;
 
 const insert = JSON.stringify({ query: "INSERT INTO log VALUES (unixepoch(), 'written')", context: { db: 'disk' } });
 const select = JSON.stringify({ query: 'SELECT id, name FROM items WHERE id = 42' });
-const auth = { authorization: 'Bearer tg-bench-key-0001' };
+const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
 
 /** A plain SQLite file of about `mib` MiB (rollback journal, as Tollgate's files were before the journal). */
 function seed(file: string, mib: number): void {

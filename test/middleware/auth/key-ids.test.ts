@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -29,7 +29,10 @@ async function settleOne(store: ConfigInput['store'], baseDir: string): Promise<
 }
 
 function ledgerKeyIds(dir: string): string[] {
-  return readFileSync(join(dir, 'state.json'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { t: string; keyId?: string }).filter((line) => line.t === 'settle').map((line) => line.keyId!);
+  // Settlements are in the ledger files beside the store file, named in the order they were started.
+  const ledger = join(dir, 'state.json.ledger');
+  const lines = readdirSync(ledger).sort().flatMap((name) => readFileSync(join(ledger, name), 'utf8').split('\n').filter(Boolean));
+  return lines.map((line) => JSON.parse(line) as { t: string; keyId?: string }).filter((line) => line.t === 'settle').map((line) => line.keyId!);
 }
 
 async function sqlStatus(gateway: RunningGateway, key: string): Promise<number> {

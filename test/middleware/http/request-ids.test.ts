@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
@@ -89,7 +89,8 @@ describe('request ids on every answer', () => {
 
   it('writes the answer’s id in its ledger line', async () => {
     const { _request_id } = await openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'bill me' }] });
-    const lines = readFileSync(join(dir, 'state.json'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { t: string; requestId?: string });
+    const ledger = join(dir, 'state.json.ledger');
+    const lines = readdirSync(ledger).sort().flatMap((name) => readFileSync(join(ledger, name), 'utf8').trim().split('\n')).map((line) => JSON.parse(line) as { t: string; requestId?: string });
     const settlement = lines.filter((line) => line.t === 'settle').at(-1);
     assert.equal(settlement?.requestId, _request_id);
   });

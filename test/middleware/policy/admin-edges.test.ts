@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -55,7 +55,12 @@ describe('admin operations refuse bad arguments and change nothing', function ()
     {
       name: 'memory',
       store: () => ({ kind: 'memory', file: 'state.json' }),
-      adminLedger: async () => readFileSync(join(dir, 'state.json'), 'utf8').split('\n').filter((line) => /"t":"(topup|payment|key|revoke)"/.test(line)),
+      // Admin changes are lines of the journal since the snapshot (`state.json.journal.<n>`).
+      adminLedger: async () =>
+        readdirSync(dir)
+          .filter((name) => name.startsWith('state.json.journal.'))
+          .flatMap((name) => readFileSync(join(dir, name), 'utf8').split('\n'))
+          .filter((line) => /"t":"(topup|payment|key|revoke)"/.test(line)),
     },
     {
       name: 'redis',

@@ -80,8 +80,8 @@ describe('policy stores (memory with a journal file, redis)', function () {
       name: 'memory',
       store: () => ({ kind: 'memory', file: 'state.json' }),
       ledgerCost: async () => {
-        const lines = readFileSync(join(dir, 'state.json'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: string; cost: number });
-        const settles = lines.filter((l) => l.t === 'settle');
+        const settles: { cost: number }[] = [];
+        for await (const line of readLedger(join(dir, 'state.json.ledger'), {})) settles.push(line);
         return { entries: settles.length, micros: settles.reduce((sum, l) => sum + l.cost, 0) };
       },
     },

@@ -5,6 +5,7 @@ import { ServiceError } from '../errors/index.js';
 import { createPolicy, type AdminOperations } from '../policy/index.js';
 import { systemClock } from '../runtime-clock.js';
 import { embeddedConfig } from './embedded-config.js';
+import { registerLedgerCommand } from './ledger-command.js';
 
 /**
  * `tollgate admin …`: the operations of `gate.admin`, against the configured store. With a memory store
@@ -40,6 +41,7 @@ export function registerAdminCommand(program: Command): void {
     .action((org: string, options: { scopes: string }) => run((ops) => ops.createKey(org, options.scopes.split(',') as ('models' | 'sql')[]))());
   keys.command('revoke <keyOrId>').action((keyOrId: string) => run(async (ops) => ({ revoked: await ops.revokeKey(keyOrId) }))());
   admin.command('usage <org>').description('balances and totals of an organization').action((org: string) => run((ops) => ops.usage(org))());
+  registerLedgerCommand(admin);
 }
 
 /** A decimal amount of USD as typed (`12`, `0.5`); anything else (`1e308`, `0x10`, `ten`) is refused. */

@@ -95,7 +95,16 @@ const model = z
   .strict();
 
 const store = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('memory'), file: z.string().optional() }).strict(),
+  z
+    .object({
+      kind: z.literal('memory'),
+      file: z.string().optional(),
+      /** With `file`: a snapshot replaces the journal once it passes this size (bounds start-up). */
+      snapshotAfterBytes: z.number().int().min(4096).optional(),
+      /** With `file`: the largest ledger file before the next one is started. */
+      ledgerFileBytes: z.number().int().min(4096).optional(),
+    })
+    .strict(),
   z
     .object({
       kind: z.literal('redis'),

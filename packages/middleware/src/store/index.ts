@@ -5,3 +5,4 @@ export type { JournalRecord, LedgerLine } from './journal-record.js';
 export { StoreOwner, StoreInUseError, type StoreRole } from './store-owner.js';
 export { RemoteAdmin } from './remote-admin.js';
 export { LedgerFiles, readLedger, type LedgerFilesOptions } from './ledger-files.js';
+export { ledgerDirectoryOf } from './store-files.js';

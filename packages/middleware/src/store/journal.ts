@@ -2,6 +2,7 @@ import { readFileSync, truncateSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ensurePrivateDir, openPrivate } from '../files/index.js';
+import { syncDirectory } from './private-files.js';
 
 /**
  * An append-only JSON-lines file with group commit: appends that arrive while a write is in flight are
@@ -18,13 +19,32 @@ export class Journal<Record> {
   #handle: Promise<FileHandle>;
   #pending: { line: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #flushing: Promise<void> | undefined;
+  #bytes: number;
 
   private constructor(
     private readonly file: string,
     records: Record[],
+    bytes: number,
+    created = false,
   ) {
     this.records = records;
-    this.#handle = openPrivate(file, 'a');
+    this.#bytes = bytes;
+    const handle = openPrivate(file, 'a');
+    // A new file's directory entry is made durable before the first append is acknowledged.
+    this.#handle = created ? handle.then(async (h) => (await syncDirectory(dirname(file)), h)) : handle;
+  }
+
+  /**
+   * A journal appended to without being read: a file `readJsonLines` already replayed (`bytes` long), or
+   * with `created`, a new one.
+   */
+  static forAppend<Record>(file: string, bytes: number, created = false): Journal<Record> {
+    return new Journal<Record>(file, [], bytes, created);
+  }
+
+  /** Bytes written or waiting to be written: what a store compares with its snapshot threshold. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   static open<Record>(file: string): Journal<Record> {
@@ -38,12 +58,14 @@ export class Journal<Record> {
     const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
     if (complete.length !== text.length) truncateSync(file, Buffer.byteLength(complete));
     const records = complete.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record);
-    return new Journal<Record>(file, records);
+    return new Journal<Record>(file, records, Buffer.byteLength(complete));
   }
 
   append(record: Record): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+      const line = `${JSON.stringify(record)}\n`;
+      this.#bytes += line.length;
+      this.#pending.push({ line, resolve, reject });
       this.#flushing ??= this.#flush();
     });
   }

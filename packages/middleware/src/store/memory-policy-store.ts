@@ -7,18 +7,21 @@ import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmi
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
+import { nextReset } from '../policy/allowance-period.js';
 import { settledCount } from './settled-count.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
-import { Journal } from './journal.js';
 import type { JournalRecord } from './journal-record.js';
+import { StoreFiles } from './store-files.js';
+import type { SnapshotState } from './store-snapshot.js';
 
 /**
- * The single-process policy store: state in memory, every change appended durably to a journal file
- * (which is also the ledger). JavaScript runs one admission at a time, so each admission and settlement
- * is atomic without locks; a settlement is acknowledged only after its journal line is fsynced.
+ * The single-process policy store: state in memory, kept durable (with `store.file`) as a snapshot, a
+ * journal of the changes since it and separate ledger files (see StoreFiles). JavaScript runs one
+ * admission at a time, so each admission and settlement is atomic without locks; a settlement is
+ * acknowledged only after its lines are fsynced in the journal and the ledger.
  *
  * An organization's config `wallet` and `paymentMethod` are its opening balance, journalled once when
  * the store first sees it (as the Redis store writes them once with HSETNX): later changes go through
@@ -33,26 +36,31 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
   readonly #topUpsInFlight = new Map<string, number>();
-  readonly #journal: Journal<JournalRecord> | undefined;
+  /** Organizations on file that the config no longer names: kept, so that their return finds their balances. */
+  readonly #dormant = new Map<string, OrgBalances>();
+  readonly #createdKeys = new Map<string, SnapshotState['keys'][number]>();
+  readonly #revoked = new Set<string>();
+  #files: StoreFiles | undefined;
 
   private constructor(
     private readonly config: ResolvedConfig,
     private readonly keys: KeyRing,
     private readonly clock: Clock,
-    baseDir: string,
-    private readonly logger: Pick<Logger, 'error'>,
   ) {
     for (const name of Object.keys(config.organizations)) this.#windows.set(name, emptyWindows());
-    const file = config.store.kind === 'memory' ? config.store.file : undefined;
-    if (file) {
-      this.#journal = Journal.open<JournalRecord>(resolve(baseDir, file));
-      for (const record of this.#journal.records) this.#apply(record);
-    }
   }
 
-  /** Replays the journal (if the config names a file) and journals the opening balance of new organizations. */
-  static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string, logger: Pick<Logger, 'error'> = consoleLogger): Promise<MemoryPolicyStore> {
-    const store = new MemoryPolicyStore(config, keys, clock, baseDir, logger);
+  /** Reads the snapshot and journal (if the config names a file) and journals the opening balance of new organizations. */
+  static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string, logger: Pick<Logger, 'error'> & Partial<Pick<Logger, 'info'>> = consoleLogger): Promise<MemoryPolicyStore> {
+    const store = new MemoryPolicyStore(config, keys, clock);
+    if (config.store.kind === 'memory' && config.store.file) {
+      const { file, snapshotAfterBytes, ledgerFileBytes } = config.store;
+      store.#files = await StoreFiles.open({ file: resolve(baseDir, file), clock, snapshotAfterBytes, ledgerFileBytes, logger }, {
+        apply: (record) => store.#apply(record),
+        restore: (state) => store.#restore(state),
+        capture: () => store.#capture(),
+      });
+    }
     const now = clock.now();
     const openings: Promise<void>[] = [];
     for (const [org, settings] of Object.entries(config.organizations)) {
@@ -82,7 +90,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   }
 
   async close(): Promise<void> {
-    await this.#journal?.close();
+    await this.#files?.close();
   }
 
   async topUp(org: string, usd: number): Promise<{ wallet: number }> {
@@ -167,18 +175,41 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     }
     const charge = chargeFor(config, balances, request, clean);
     applySettlement(balances, windows, ticket, clean, charge);
-    if (!this.#journal) return;
-    // The ledger's id is unique across restarts, unlike the admission's number.
-    const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId };
+    if (!this.#files) return;
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
-    // would be missing after a restart: the answer was already produced, so it is not taken back, but the
-    // operator is told, with what the ledger lacks.
-    await this.#journal.append(record).catch((error: unknown) => this.logger.error(`ledger: could not write settlement ${JSON.stringify(record)}; it is charged in memory but will be missing after a restart`, error));
+    // is not taken back — the answer was already produced — but the operator is told what is missing
+    // (StoreFiles.settle never rejects). The ledger's id is unique across restarts, unlike the admission's number.
+    await this.#files.settle({ t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId });
   }
 
   async #record(record: JournalRecord): Promise<void> {
-    await this.#journal?.append(record);
-    this.#apply(record);
+    if (this.#files) await this.#files.record(record);
+    else this.#apply(record);
+  }
+
+  /** Everything a snapshot keeps; synchronous, so it is exactly the records applied so far. */
+  #capture(): SnapshotState {
+    const orgs: SnapshotState['orgs'] = {};
+    for (const [name, balances] of this.#dormant) orgs[name] = { ...balances };
+    for (const [name, balances] of this.#balances) orgs[name] = { ...balances };
+    return { orgs, keys: [...this.#createdKeys.values()], revoked: [...this.#revoked] };
+  }
+
+  #restore(state: SnapshotState): void {
+    const now = this.clock.now();
+    for (const [name, balances] of Object.entries(state.orgs)) {
+      const config = this.config.organizations[name];
+      if (!config) {
+        this.#dormant.set(name, balances);
+        continue;
+      }
+      // The config may have changed the allowance since the snapshot: its reset instant follows the config.
+      if (!config.included) balances.resetAt = null;
+      else if (balances.resetAt === null) Object.assign(balances, { includedUsed: 0, resetAt: nextReset(config.included, now) });
+      this.#balances.set(name, balances);
+    }
+    for (const key of state.keys) this.#apply({ t: 'key', at: now, ...key });
+    for (const keyId of state.revoked) this.#apply({ t: 'revoke', at: now, keyId });
   }
 
   /** Replays one journal line onto the state: used at start-up and for admin changes. */
@@ -186,16 +217,17 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     switch (record.t) {
       case 'open': {
         const config = this.config.organizations[record.org];
-        if (!config || this.#balances.has(record.org)) return; // the first opening wins, as HSETNX in Redis
-        this.#balances.set(record.org, { ...openingBalances(config, record.at), walletMicros: record.micros, paymentMethod: record.payment });
+        if (this.#balances.has(record.org) || this.#dormant.has(record.org)) return; // the first opening wins, as HSETNX in Redis
+        if (!config) this.#dormant.set(record.org, { walletMicros: record.micros, paymentMethod: record.payment, includedUsed: 0, resetAt: null, requests: 0, inputTokens: 0, outputTokens: 0, costMicros: 0 });
+        else this.#balances.set(record.org, { ...openingBalances(config, record.at), walletMicros: record.micros, paymentMethod: record.payment });
         return;
       }
       case 'settle': {
         const balances = this.#opened(record.org, record.at);
         const config = this.config.organizations[record.org];
-        if (!balances || !config) return;
+        if (!balances) return;
         // Replayed at its own instant, so usage of an earlier period does not count against this one.
-        refreshAllowance(balances, config, record.at);
+        if (config) refreshAllowance(balances, config, record.at);
         chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
         return;
       }
@@ -210,9 +242,11 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         return;
       }
       case 'key':
-        this.keys.add({ keyId: record.keyId, org: record.org, scopes: record.scopes, sha256: record.sha256, revoked: false });
+        this.#createdKeys.set(record.keyId, { keyId: record.keyId, org: record.org, scopes: record.scopes, sha256: record.sha256 });
+        this.keys.add({ keyId: record.keyId, org: record.org, scopes: record.scopes, sha256: record.sha256, revoked: this.#revoked.has(record.keyId) });
         return;
       case 'revoke':
+        this.#revoked.add(record.keyId);
         this.keys.revoke(record.keyId);
         return;
     }
@@ -220,7 +254,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
 
   /** An organization's balances; one without an opening line yet opens from the config at `at`. */
   #opened(org: string, at: number): OrgBalances | undefined {
-    const existing = this.#balances.get(org);
+    const existing = this.#balances.get(org) ?? this.#dormant.get(org);
     if (existing) return existing;
     const config = this.config.organizations[org];
     if (!config) return undefined;

@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../files/index.js';
 
-/** Store files hold balances, key hashes and who spent what: readable by their owner only. */
-export const PRIVATE_FILE_MODE = 0o600;
-export const PRIVATE_DIRECTORY_MODE = 0o700;
+/** Store files hold balances, key hashes and who spent what: readable by their owner only (files/ decides the modes). */
+export { PRIVATE_FILE_MODE };
 
 /**
  * Creates a directory (and missing parents) readable by its owner only. An existing directory keeps its
  * mode unless `own` says the store owns it (its ledger directory), since a parent may be the user's cwd.
  */
 export async function ensurePrivateDirectory(dir: string, own = false): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
-  if (own) await chmod(dir, PRIVATE_DIRECTORY_MODE);
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (own) await chmod(dir, PRIVATE_DIR_MODE);
 }
 
 /** Makes a directory's entries (a created, renamed or removed file) durable: fsync of the directory itself. */

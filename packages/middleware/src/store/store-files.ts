@@ -1,0 +1,266 @@
+import { chmod, readdir, readFile, rename, stat, truncate, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Clock } from '../runtime-clock.js';
+import type { Logger } from '../logger.js';
+import { Journal } from './journal.js';
+import type { JournalRecord, LedgerLine } from './journal-record.js';
+import { readJsonLines } from './json-lines-reader.js';
+import { archivedLedgerFileName, LedgerFiles } from './ledger-files.js';
+import { ensurePrivateDirectory, removeTemporaryFiles, replaceFileAtomically, syncDirectory } from './private-files.js';
+import { parseSnapshot, serializeSnapshot, storeFileKind, type SnapshotState } from './store-snapshot.js';
+
+export interface StoreFilesOptions {
+  /** The store file (`store.file`): the snapshot; the journal and the ledger directory sit beside it. */
+  file: string;
+  clock: Clock;
+  /** A snapshot is written once the journal passes this size. */
+  snapshotAfterBytes?: number | undefined;
+  /** Largest ledger file. */
+  ledgerFileBytes?: number | undefined;
+  logger: Pick<Logger, 'error'> & Partial<Pick<Logger, 'info'>>;
+}
+
+/** What the files need of the in-memory state they keep durable. */
+export interface DurableState {
+  apply(record: JournalRecord): void;
+  restore(state: SnapshotState): void;
+  /** Synchronous, so it sees exactly the records applied before it. */
+  capture(): SnapshotState;
+}
+
+const DEFAULT_SNAPSHOT_AFTER_BYTES = 8 * 1024 * 1024;
+/** What an old-format journal becomes in the ledger directory once migrated: its settlements stay exportable. */
+const MIGRATED_JOURNAL = archivedLedgerFileName('journal-before-snapshots');
+
+interface LedgerWaiter {
+  line: LedgerLine;
+  done: () => void;
+}
+
+/**
+ * The memory store's files: a snapshot of balances, allowances, keys, revocations and usage totals
+ * (`store.file`, replaced atomically), a journal of the changes since it (`<file>.journal.<generation>`),
+ * and the settlement ledger (`<file>.ledger/`, see LedgerFiles). Start-up reads the snapshot and the
+ * journal only — bounded by `snapshotAfterBytes` — never the ledger.
+ *
+ * A settlement is acknowledged once it is fsynced in the journal *and then* in the ledger, in the same
+ * order in both, so after any kill the ledger holds a prefix of the journal's settlements: start-up appends
+ * to the ledger those of the journal that come after the ledger's last line. A snapshot replaces the
+ * journal only once every settlement in it reached the ledger.
+ *
+ * An old-format journal (the store's only file before snapshots) is migrated on first start: streamed
+ * (any size), moved into the ledger directory as its first file, then the snapshot written. A kill at any
+ * point of it leaves either the old journal or the moved one, and the next start runs the migration again.
+ *
+ * @example
+ * const files = await StoreFiles.open({ file: 'data/state.json', clock, logger }, store);
+ * await files.settle(line);
+ */
+export class StoreFiles {
+  #journal: Journal<JournalRecord>;
+  #generation: number;
+  #toLedger: LedgerWaiter[] = [];
+  #ledgerDraining: Promise<void> | undefined;
+  /** Completes with the last settlement handed to `settle` (journal and ledger); they complete in order. */
+  #lastSettlement: Promise<void> = Promise.resolve();
+  /** A ledger write failed: later settlements stay in the journal only, and no snapshot drops the journal, until a restart appends them. */
+  #ledgerBehind = false;
+  #adminInFlight = 0;
+  #compacting: Promise<void> | undefined;
+  #closed = false;
+
+  private constructor(
+    private readonly options: StoreFilesOptions & { snapshotAfterBytes: number },
+    private readonly state: DurableState,
+    private readonly ledger: LedgerFiles,
+    journal: Journal<JournalRecord>,
+    generation: number,
+  ) {
+    this.#journal = journal;
+    this.#generation = generation;
+  }
+
+  static async open(options: StoreFilesOptions, state: DurableState): Promise<StoreFiles> {
+    const { file } = options;
+    const snapshotAfterBytes = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
+    await ensurePrivateDirectory(dirname(file));
+    await removeTemporaryFiles(file);
+    const ledgerDir = ledgerDirectoryOf(file);
+    let first: number;
+    if ((await storeFileKind(file)) === 'snapshot') {
+      const snapshot = parseSnapshot(file, await readFile(file, 'utf8'));
+      state.restore(snapshot);
+      first = snapshot.journal;
+    } else {
+      first = await migrate(options, state, ledgerDir);
+    }
+
+    const generations = await journalGenerations(file);
+    const tail: LedgerLine[] = [];
+    for (const generation of generations) {
+      const path = journalPath(file, generation);
+      if (generation < first) {
+        await unlink(path); // replaced by the snapshot: a kill came between its rename and this removal
+        continue;
+      }
+      const { completeBytes, size } = await readJsonLines(path, (records) => {
+        for (const record of records as JournalRecord[]) {
+          state.apply(record);
+          if (record.t === 'settle') tail.push(record);
+        }
+      });
+      if (completeBytes < size) await truncate(path, completeBytes); // a torn last line, never acknowledged
+    }
+    const current = Math.max(first, ...generations);
+    const bytes = await stat(journalPath(file, current)).then((s) => s.size, () => 0);
+
+    const ledger = await LedgerFiles.open({ dir: ledgerDir, clock: options.clock, maxBytes: options.ledgerFileBytes });
+    // Settlements fsynced in the journal whose ledger write a kill interrupted: the ledger holds a prefix.
+    const last = ledger.lastLine ? tail.findIndex((line) => line.id === ledger.lastLine!.id) : -1;
+    const missing = tail.slice(last + 1);
+    if (missing.length > 0) await ledger.append(missing);
+
+    const files = new StoreFiles({ ...options, snapshotAfterBytes }, state, ledger, Journal.forAppend(journalPath(file, current), bytes, bytes === 0), current);
+    files.#compactIfDue();
+    return files;
+  }
+
+  /** An admin change (opening balance, top-up, payment method, key, revocation): durable, then applied. */
+  async record(record: JournalRecord): Promise<void> {
+    this.#adminInFlight++;
+    try {
+      await this.#journal.append(record);
+      this.state.apply(record);
+    } finally {
+      this.#adminInFlight--;
+      this.#compactIfDue();
+    }
+  }
+
+  /**
+   * A settlement already applied in memory: resolves once it is durable in the journal and the ledger.
+   * Never rejects; a line the disk refused is reported with what it lacks.
+   */
+  settle(line: LedgerLine): Promise<void> {
+    const done = this.#journal.append(line).then(
+      () => this.#sendToLedger(line),
+      (error: unknown) => this.options.logger.error(`ledger: could not write settlement ${JSON.stringify(line)}; it is charged in memory but will be missing after a restart`, error),
+    );
+    this.#lastSettlement = done;
+    this.#compactIfDue();
+    return done;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#compacting;
+    await this.#lastSettlement;
+    await this.#journal.close();
+    await this.ledger.close();
+  }
+
+  /** Called in journal order; one ledger write at a time, so a failed one is never overtaken by a later one. */
+  #sendToLedger(line: LedgerLine): Promise<void> {
+    if (this.#ledgerBehind) return Promise.resolve();
+    return new Promise((done) => {
+      this.#toLedger.push({ line, done });
+      this.#ledgerDraining ??= this.#drainToLedger();
+    });
+  }
+
+  async #drainToLedger(): Promise<void> {
+    while (this.#toLedger.length > 0) {
+      const batch = this.#toLedger.splice(0);
+      if (!this.#ledgerBehind) {
+        await this.ledger.append(batch.map((waiter) => waiter.line)).catch((error: unknown) => {
+          this.#ledgerBehind = true;
+          this.options.logger.error(`ledger: could not write ${batch.length} settlement(s) to the ledger files (first ${JSON.stringify(batch[0]!.line)}); they are charged and in the journal, and the next start writes them to the ledger (until then the journal is kept whole)`, error);
+        });
+      }
+      for (const waiter of batch) waiter.done();
+    }
+    this.#ledgerDraining = undefined;
+  }
+
+  #compactIfDue(): void {
+    if (this.#journal.bytes < this.options.snapshotAfterBytes || this.#compacting || this.#adminInFlight > 0 || this.#ledgerBehind || this.#closed) return;
+    this.#compacting = this.#compact()
+      .catch((error: unknown) => this.options.logger.error('store: could not write a snapshot; the journal is kept and a later one is tried', error))
+      .finally(() => (this.#compacting = undefined));
+  }
+
+  /**
+   * Captures the state now (no admin change is between its journal write and its application), starts the
+   * next journal generation for what follows, and once every earlier settlement is in the ledger, replaces
+   * the snapshot and removes the journal it covers. A kill before the rename leaves the old snapshot and both
+   * journals, replayed in order; after it, the old journal is ignored and removed.
+   */
+  async #compact(): Promise<void> {
+    const { file } = this.options;
+    const next = this.#generation + 1;
+    const text = serializeSnapshot(next, this.options.clock.now(), this.state.capture());
+    const previous = this.#journal;
+    const covered = this.#generation;
+    this.#journal = Journal.forAppend(journalPath(file, next), 0, true);
+    this.#generation = next;
+    await this.#lastSettlement;
+    await previous.close();
+    if (this.#ledgerBehind) return;
+    await replaceFileAtomically(file, text);
+    for (const generation of await journalGenerations(file)) if (generation <= covered) await unlink(journalPath(file, generation));
+    await syncDirectory(dirname(file));
+  }
+}
+
+/** The ledger directory of a memory store file. */
+export function ledgerDirectoryOf(file: string): string {
+  return `${file}.ledger`;
+}
+
+function journalPath(file: string, generation: number): string {
+  return `${file}.journal.${generation}`;
+}
+
+async function journalGenerations(file: string): Promise<number[]> {
+  const prefix = `${basename(file)}.journal.`;
+  const names = await readdir(dirname(file));
+  return names
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => Number(name.slice(prefix.length)))
+    .sort((a, b) => a - b);
+}
+
+/**
+ * Builds the first snapshot: from an old-format journal at `file` (streamed, then moved into the ledger
+ * directory), from one a killed migration already moved there, or from nothing (a new store). Answers the
+ * first journal generation after it.
+ */
+async function migrate(options: StoreFilesOptions, state: DurableState, ledgerDir: string): Promise<number> {
+  const { file } = options;
+  const moved = join(ledgerDir, MIGRATED_JOURNAL);
+  const kind = await storeFileKind(file);
+  const movedExists = await stat(moved).then(() => true, () => false);
+  if (kind === 'journal' && movedExists) throw new Error(`${file} is an old-format journal, but ${moved} already holds one that was migrated: move one of them away`);
+  const source = kind === 'journal' ? file : movedExists ? moved : undefined;
+  if (source) {
+    const started = Date.now();
+    options.logger.info?.(`store: migrating ${source} to a snapshot and ledger files (read once, streamed)`);
+    let lines = 0;
+    const { completeBytes, size } = await readJsonLines(source, (records) => {
+      for (const record of records as JournalRecord[]) state.apply(record);
+      lines += records.length;
+    });
+    if (completeBytes < size) await truncate(source, completeBytes); // a torn last line, never acknowledged
+    if (source === file) {
+      await ensurePrivateDirectory(ledgerDir, true);
+      await chmod(file, 0o600);
+      await rename(file, moved);
+      await syncDirectory(ledgerDir);
+      await syncDirectory(dirname(file));
+    }
+    options.logger.info?.(`store: migrated ${lines} journal lines in ${Date.now() - started} ms`);
+  }
+  // No journal generation exists yet: generations appear only after a snapshot.
+  await replaceFileAtomically(file, serializeSnapshot(1, options.clock.now(), state.capture()));
+  return 1;
+}

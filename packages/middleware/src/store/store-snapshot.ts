@@ -1,0 +1,73 @@
+import { open } from 'node:fs/promises';
+import { z } from 'zod';
+
+const FORMAT = 'tollgate-memory-store';
+
+const balances = z.object({
+  walletMicros: z.number().int(),
+  paymentMethod: z.boolean(),
+  includedUsed: z.number().int().nonnegative(),
+  resetAt: z.number().nullable(),
+  requests: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  costMicros: z.number().int(),
+});
+
+const snapshotSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.literal(1),
+  /** The first journal generation whose records come after this snapshot. */
+  journal: z.number().int().positive(),
+  at: z.number(),
+  /** Every organization the store has opened, also ones the config no longer names (kept for their return). */
+  orgs: z.record(z.string(), balances),
+  /** Keys created through the store (config keys come from the config). */
+  keys: z.array(z.object({ keyId: z.string(), org: z.string(), scopes: z.array(z.enum(['models', 'sql'])), sha256: z.string() })),
+  /** Key ids revoked through the store, config keys included. */
+  revoked: z.array(z.string()),
+});
+
+/** The memory store's compact state: what a start-up reads instead of the history. */
+export type StoreSnapshot = z.infer<typeof snapshotSchema>;
+/** The state part of a snapshot, as the store captures and restores it. */
+export type SnapshotState = Pick<StoreSnapshot, 'orgs' | 'keys' | 'revoked'>;
+
+/** One line of JSON, `format` first, so a file's first bytes tell a snapshot from an old-format journal. */
+export function serializeSnapshot(journal: number, at: number, state: SnapshotState): string {
+  const snapshot: StoreSnapshot = { format: FORMAT, version: 1, journal, at, orgs: state.orgs, keys: state.keys, revoked: state.revoked };
+  return `${JSON.stringify(snapshot)}\n`;
+}
+
+export function parseSnapshot(file: string, text: string): StoreSnapshot {
+  let json: unknown;
+  try {
+    json = JSON.parse(text) as unknown;
+  } catch {
+    throw new Error(`${file} is not a readable Tollgate snapshot (not JSON); the file is damaged`);
+  }
+  const parsed = snapshotSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`${file} is not a readable Tollgate snapshot: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * What the store file holds: a snapshot, an old-format journal (JSON lines of records, the store's only
+ * file before snapshots; also an empty file), or nothing yet.
+ */
+export async function storeFileKind(file: string): Promise<'snapshot' | 'journal' | 'missing'> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw error;
+  }
+  try {
+    const head = Buffer.alloc(64);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return head.toString('utf8', 0, bytesRead).startsWith(`{"format":"${FORMAT}"`) ? 'snapshot' : 'journal';
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,142 @@
+// `npm run bench:soak [-- --minutes 10] [--settlements 10000000] [--stores memory,redis,memory-no-file] [--no-history]`:
+// full-speed chat completions for N minutes through Tollgate (its own process, built output) from an
+// organization with rpm, tpm and concurrency limits set high enough never to refuse, first on the memory
+// store with its file, then on Redis (a real redis-server, appendfsync always); per minute: req/s, p99,
+// RSS. Then a history of M settlements (an old-format journal) is opened twice: the first start migrates
+// it, the second is the one measured. Targets (issue 14): last minute ≥ 95% of the first, RSS growth
+// ≤ 64 MiB, no failed request; second start ready ≤ 1 s with ≤ 300 MiB RSS.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { forkServer, memoryOf } from './bench-process.js';
+import { CONNECTIONS } from './interleaved-load.js';
+import { RedisServer } from '../support/redis-server.js';
+import { writeOldJournal } from '../support/old-journal.js';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    settlements: { type: 'string', default: '10000000' },
+    stores: { type: 'string', default: 'memory,redis' },
+    'no-history': { type: 'boolean', default: false },
+  },
+});
+const minutes = Number(values.minutes);
+const settlements = Number(values.settlements);
+if (!(minutes > 0) || !(settlements > 0)) throw new Error('--minutes and --settlements must be positive numbers');
+const MiB = 2 ** 20;
+const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello to the soak benchmark.' }], max_tokens: 32 });
+
+interface Minute {
+  minute: number;
+  rps: number;
+  p99: number;
+  failed: number;
+  /** What the failures were: status classes, connection errors, timeouts. */
+  failures: string;
+  rssMiB: number;
+  heapMiB: number;
+}
+
+async function soak(name: string, store: object, baseDir: string): Promise<string> {
+  process.stderr.write(`soak: ${name}, ${minutes} minute(s)…\n`);
+  const upstream = await forkServer('constant-upstream');
+  const gateway = await forkServer('soak-tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1`, STORE: JSON.stringify(store), BASE_DIR: baseDir });
+  const rows: Minute[] = [];
+  try {
+    const start = await memoryOf(gateway);
+    // Each minute is one autocannon run, back to back: the load never stops for more than a moment.
+    for (let minute = 1; minute <= Math.ceil(minutes); minute++) {
+      const seconds = Math.min(60, Math.round((minutes - minute + 1) * 60));
+      const result = await autocannon({ url: `${gateway.url}/v1/chat/completions`, method: 'POST', connections: CONNECTIONS, duration: seconds, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body });
+      const memory = await memoryOf(gateway);
+      const failures = Object.entries({ '4xx': result['4xx'], '5xx': result['5xx'], errors: result.errors - result.timeouts, timeouts: result.timeouts }).filter(([, count]) => count > 0).map(([kind, count]) => `${count} ${kind}`).join(', ');
+      rows.push({ minute, rps: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors, failures, rssMiB: memory.rss / MiB, heapMiB: memory.heapUsed / MiB });
+      process.stderr.write(`  minute ${minute}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, RSS ${(memory.rss / MiB).toFixed(0)} MiB, failed ${rows.at(-1)!.failed} ${failures}\n`);
+    }
+    const first = rows[0]!;
+    const last = rows.at(-1)!;
+    const failed = rows.reduce((sum, row) => sum + row.failed, 0);
+    const growth = Math.max(...rows.map((row) => row.rssMiB)) - start.rss / MiB;
+    const throughput = last.rps / first.rps;
+    return [
+      `#### Soak: ${name} (${minutes} min, ${CONNECTIONS} connections, limits rpm 1e9 / tpm 1e12 / concurrency 1e6)`,
+      '',
+      '| minute | req/s | p99 ms | RSS MiB | heap MiB (after GC) | failed |',
+      '|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((row) => `| ${row.minute} | ${row.rps.toFixed(0)} | ${row.p99} | ${row.rssMiB.toFixed(0)} | ${row.heapMiB.toFixed(0)} | ${row.failed}${row.failures ? ` (${row.failures})` : ''} |`),
+      '',
+      `RSS at start ${(start.rss / MiB).toFixed(0)} MiB. Last minute / first: ${(throughput * 100).toFixed(1)}% (target ≥ 95%: ${throughput >= 0.95 ? 'met' : 'NOT met'}); ` +
+        `RSS growth ${growth.toFixed(0)} MiB (target ≤ 64: ${growth <= 64 ? 'met' : 'NOT met'}); failed requests ${failed} (target 0: ${failed === 0 ? 'met' : 'NOT met'}).`,
+    ].join('\n');
+  } finally {
+    gateway.child.send('exit');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    gateway.stop();
+    upstream.stop();
+  }
+}
+
+function startOn(dir: string): { readyMs: number; rss: number; maxRss: number; requests: number } {
+  const child = fileURLToPath(new URL('./store-start-child.mjs', import.meta.url));
+  return JSON.parse(execFileSync(process.execPath, [child, dir], { encoding: 'utf8', maxBuffer: 1 << 20 })) as { readyMs: number; rss: number; maxRss: number; requests: number };
+}
+
+async function history(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-soak-history-'));
+  try {
+    process.stderr.write(`history: writing ${settlements} settlements…\n`);
+    const written = performance.now();
+    const totals = await writeOldJournal(join(dir, 'state.json'), { org: 'acme', walletMicros: 1_000_000_000_000, settlements });
+    const writeMs = performance.now() - written;
+    process.stderr.write(`history: ${(totals.bytes / MiB).toFixed(0)} MiB in ${(writeMs / 1000).toFixed(1)} s; first start (migration)…\n`);
+    const first = startOn(dir);
+    process.stderr.write(`history: second start…\n`);
+    const second = startOn(dir);
+    const third = startOn(dir);
+    if (first.requests !== settlements || second.requests !== settlements) throw new Error(`usage reports ${first.requests} / ${second.requests} requests, not ${settlements}`);
+    const row = (label: string, r: typeof first) => `| ${label} | ${r.readyMs.toFixed(0)} | ${(r.rss / MiB).toFixed(0)} | ${(r.maxRss / MiB).toFixed(0)} |`;
+    const ok = second.readyMs <= 1000 && second.maxRss <= 300 * MiB;
+    return [
+      `#### Start-up on a history of ${settlements.toLocaleString('en')} settlements (${(totals.bytes / MiB).toFixed(0)} MiB old-format journal, written in ${(writeMs / 1000).toFixed(1)} s)`,
+      '',
+      '| start | ready ms | RSS MiB at ready | peak RSS MiB |',
+      '|---|---:|---:|---:|',
+      row('first (migrates the old journal, streamed)', first),
+      row('second (snapshot + journal tail)', second),
+      row('third', third),
+      '',
+      `Second start: ${second.readyMs.toFixed(0)} ms, peak RSS ${(second.maxRss / MiB).toFixed(0)} MiB (target ≤ 1 s and ≤ 300 MiB: ${ok ? 'met' : 'NOT met'}); usage reports all ${settlements.toLocaleString('en')} requests.`,
+    ].join('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const sections: string[] = [];
+const stores = values.stores.split(',');
+if (stores.includes('memory')) {
+  const dir = mkdtempSync(join(tmpdir(), 'tollgate-soak-memory-'));
+  try {
+    sections.push(await soak('memory store with its file', { kind: 'memory', file: 'state.json' }, dir));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+// A diagnostic: the same load with no file at all, to tell what the files cost from what the rest costs.
+if (stores.includes('memory-no-file')) sections.push(await soak('memory store without a file (diagnostic)', { kind: 'memory' }, tmpdir()));
+if (stores.includes('redis')) {
+  const redis = await RedisServer.start();
+  try {
+    sections.push(await soak('Redis store (real redis-server, appendfsync always)', { kind: 'redis', url: redis.url, prefix: 'soak:' }, tmpdir()));
+  } finally {
+    await redis.close();
+  }
+}
+if (!values['no-history']) sections.push(await history());
+console.log(`## Soak benchmark (${new Date().toISOString().slice(0, 10)}, ${process.version})\n\n${sections.join('\n\n')}`);
+process.exit(0);
