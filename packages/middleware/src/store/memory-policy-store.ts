@@ -46,13 +46,14 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     private readonly config: ResolvedConfig,
     private readonly keys: KeyRing,
     private readonly clock: Clock,
+    private readonly logger: Pick<Logger, 'error'>,
   ) {
     for (const name of Object.keys(config.organizations)) this.#windows.set(name, emptyWindows());
   }
 
   /** Reads the snapshot and journal (if the config names a file) and journals the opening balance of new organizations. */
   static async open(config: ResolvedConfig, keys: KeyRing, clock: Clock, baseDir: string, logger: Pick<Logger, 'error'> & Partial<Pick<Logger, 'info'>> = consoleLogger): Promise<MemoryPolicyStore> {
-    const store = new MemoryPolicyStore(config, keys, clock);
+    const store = new MemoryPolicyStore(config, keys, clock, logger);
     if (config.store.kind === 'memory' && config.store.file) {
       const { file, snapshotAfterBytes, ledgerFileBytes } = config.store;
       store.#files = await StoreFiles.open({ file: resolve(baseDir, file), clock, snapshotAfterBytes, ledgerFileBytes, logger }, {
