@@ -119,4 +119,11 @@ describe('POST /api/sql/query: the statement policy keeps each request from chan
     assert.equal((await sql(ACME, 'SELECT 1 AS "temp"; SELECT 2')).status, 200);
     assert.equal((await sql(ACME, ';;  ; SELECT 3')).body.data[0][0], 3);
   });
+
+  it('answers a statement ending in an unterminated comment at once, as SQLite reads it (the comment runs to the end)', async () => {
+    const { status, body } = await sql(ACME, 'SELECT 1 AS one /* never closed');
+    assert.equal(status, 200);
+    assert.deepEqual(body.data, [[1]]);
+    assert.equal((await sql(ACME, '/* PRAGMA writable_schema = ON')).body.error_code, 'empty_query');
+  });
 });

@@ -99,12 +99,15 @@ describe('POST /api/sql/query: databases belong to organizations', () => {
 });
 
 describe('POST /api/sql/query: a config without access grants', () => {
-  it('lets every organization write its databases, as before grants existed', async () => {
-    const gateway = await startGateway({ keys: [{ key: ACME, org: 'acme' }, { key: GLOBEX, org: 'globex' }], organizations: { acme: {}, globex: {} }, sql: { databases: { main: {} }, default: 'main' } });
+  it('lets every organization write its databases, as before grants existed, and warns once that they are shared', async () => {
+    const notices: string[] = [];
+    const logger = { info: (message: string) => notices.push(message), error: (message: string) => notices.push(message) };
+    const gateway = await startGateway({ keys: [{ key: ACME, org: 'acme' }, { key: GLOBEX, org: 'globex' }], organizations: { acme: {}, globex: {} }, sql: { databases: { main: {}, owned: { access: { acme: 'write' } } }, default: 'main' } }, { logger });
     try {
       const sql = (key: string, query: string) => postJson(`${gateway.url}/api/sql/query`, { query }, { authorization: `Bearer ${key}` });
       assert.equal((await sql(ACME, 'CREATE TABLE t(x)')).status, 200);
       assert.equal((await sql(GLOBEX, 'INSERT INTO t VALUES (1)')).status, 200);
+      assert.deepEqual(notices, ['SQL database main has no "access" grant, so keys of every organization (acme, globex) may read and write it; grant each database to its organizations in sql.databases.<name>.access']);
     } finally {
       await gateway.close();
     }

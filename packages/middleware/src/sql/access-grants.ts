@@ -1,4 +1,4 @@
-import type { SqlConfig } from '../config/index.js';
+import type { ResolvedConfig, SqlConfig } from '../config/index.js';
 
 export type Access = 'read' | 'write';
 
@@ -47,4 +47,18 @@ export class AccessGrants {
   ungranted(): string[] {
     return [...this.#grants].filter(([, grant]) => grant === undefined).map(([db]) => db);
   }
+}
+
+/**
+ * The start-up warning for databases every organization may write while keys of several organizations are
+ * configured (README "Databases and organizations"); undefined when there is nothing to warn about.
+ *
+ * @example
+ * ungrantedWarning(config) // 'SQL databases main have no "access" …'
+ */
+export function ungrantedWarning(config: ResolvedConfig): string | undefined {
+  const organizations = new Set(config.keys.filter((key) => key.scopes.some((scope) => scope !== 'models')).map((key) => key.org));
+  const open = new AccessGrants(config.sql.databases).ungranted();
+  if (!config.sql.auth || organizations.size < 2 || open.length === 0) return undefined;
+  return `SQL database${open.length > 1 ? 's' : ''} ${open.join(', ')} ha${open.length > 1 ? 've' : 's'} no "access" grant, so keys of every organization (${[...organizations].join(', ')}) may read and write ${open.length > 1 ? 'them' : 'it'}; grant each database to its organizations in sql.databases.<name>.access`;
 }

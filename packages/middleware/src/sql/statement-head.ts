@@ -50,6 +50,12 @@ export function isWord(token: Token | undefined, word: string): boolean {
   return token?.kind === 'word' && token.text === word;
 }
 
+/** Past the `*\/` closing the comment that starts at `start`, or the end: SQLite lets a comment run to the end. */
+function closeOfComment(sql: string, start: number): number {
+  const end = sql.indexOf('*/', start + 2);
+  return end < 0 ? sql.length : end + 2;
+}
+
 class Lexer {
   constructor(
     private readonly sql: string,
@@ -82,7 +88,7 @@ class Lexer {
       const c = sql[this.at];
       if (c !== undefined && whitespace.has(c)) this.at++;
       else if (c === '-' && sql[this.at + 1] === '-') this.at = sql.indexOf('\n', this.at) + 1 || sql.length;
-      else if (c === '/' && sql[this.at + 1] === '*') this.at = sql.indexOf('*/', this.at + 2) + 2 || sql.length;
+      else if (c === '/' && sql[this.at + 1] === '*') this.at = closeOfComment(sql, this.at);
       else return;
     }
   }
