@@ -125,6 +125,20 @@ describe('POST /api/sql/query: bounded, typed and streamed results', () => {
       assert.match(text, /"type":"end","row_count":300000/);
     });
 
+    it('stops a stream whose client went away and frees the database for the next request', async () => {
+      await sql({ query: 'CREATE TABLE kept(x); INSERT INTO kept VALUES (1)' });
+      const { socket } = rawRequest(gateway.url, { query: bigQuery, format: 'ndjson' });
+      socket.on('error', () => undefined);
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.pause();
+      socket.destroy();
+      const started = performance.now();
+      const { status, body } = await sql({ query: 'INSERT INTO kept VALUES (2); SELECT count(*) FROM kept' });
+      assert.equal(status, 200);
+      assert.deepEqual(body.data, [[2]]);
+      assert.ok(performance.now() - started < 5_000);
+    });
+
     it('answers a failure before the first row as a normal JSON error, and an ok statement as its line and end', async () => {
       const failed = await sql({ query: 'SELECT * FROM missing', format: 'ndjson' });
       assert.equal(failed.status, 400);

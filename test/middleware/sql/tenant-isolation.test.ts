@@ -55,10 +55,12 @@ describe('POST /api/sql/query: databases belong to organizations', () => {
   });
 
   it("reaches the default database only when it is granted: globex's key without context.db sees no acme data", async () => {
-    const { status, body } = await sql(GLOBEX, 'SELECT * FROM secrets');
+    const { status, body, text } = await sql(GLOBEX, 'SELECT * FROM secrets');
     assert.equal(status, 400);
     assert.equal(body.error_code, 'unknown_database');
     assert.match(body.error_message, /reaches: globex, shared$/);
+    assert.deepEqual(body.context, {});
+    assert.doesNotMatch(text, /acme/, "the default database's name is not told to a key that may not use it");
   });
 
   it('lets a read grant read and refuses its writes with read_only, changing nothing', async () => {

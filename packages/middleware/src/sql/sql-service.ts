@@ -94,7 +94,10 @@ export class SqlService {
     const database = this.databases.get(name);
     if (!database || !access) {
       // The same answer for a database that exists but is not granted: its name tells nothing to another tenant.
-      throw new ServiceError('sql_error', `Unknown database "${name}"; this key reaches: ${this.grants.visibleTo(caller).join(', ') || 'none'}`, { code: 'unknown_database', context: { db: name } });
+      const reaches = `this key reaches: ${this.grants.visibleTo(caller).join(', ') || 'none'}`;
+      // Nor is the default's name told to a key that may not use it.
+      if (request.db === undefined) throw new ServiceError('sql_error', `No database named in context.db, and this key does not reach the default one; ${reaches}`, { code: 'unknown_database', context: {} });
+      throw new ServiceError('sql_error', `Unknown database "${name}"; ${reaches}`, { code: 'unknown_database', context: { db: name } });
     }
     return { name, database, readOnly: access === 'read' };
   }

@@ -158,7 +158,8 @@ function runStatements(query: string, run: RequestRun): StatementResult {
         const bound = run.binder.next(run.request.params === undefined ? undefined : scanPlaceholders(sql));
         // Only answering statements' rows are read; the others run to their end unread.
         const keep = following === undefined || limits.allResults;
-        last = runStatement(statement, bound, run, { keep, declared: keep ? declaredTypes(db, text) : undefined, stream: following === undefined });
+        const declared = keep && statement.getColumnNames().length > 0 ? declaredTypes(db, text) : undefined;
+        last = runStatement(statement, bound, run, { keep, declared, stream: following === undefined });
         if (limits.allResults) run.results.push(last);
         if (head.tokens[0]?.kind === 'word' && schemaKeywords.has(head.tokens[0].text)) forgetDeclaredTypes();
         head = following;
@@ -284,10 +285,11 @@ function streamRows(statement: Statement, first: boolean, names: string[], class
  * at once instead of being allocated, copied and base64-encoded.
  */
 function readRow(statement: Statement, width: number, budget: ResultBudget, classes: ColumnClasses, rowsBefore: unknown[][] | null): unknown[] {
+  const pointer = columns.pointer(statement);
   for (let column = 0; column < width; column++) {
-    const type = columns.type(statement, column);
-    if (type === SQLITE_TEXT) budget.add(ResultBudget.textBytes(columns.bytes(statement, column)));
-    else if (type === SQLITE_BLOB) budget.add(ResultBudget.blobBytes(columns.bytes(statement, column)));
+    const type = columns.type(pointer, column);
+    if (type === SQLITE_TEXT) budget.add(ResultBudget.textBytes(columns.bytes(pointer, column)));
+    else if (type === SQLITE_BLOB) budget.add(ResultBudget.blobBytes(columns.bytes(pointer, column)));
     else budget.add(type === SQLITE_NULL ? ResultBudget.NULL_BYTES : ResultBudget.NUMBER_BYTES);
     classes.add(column, type, rowsBefore);
   }

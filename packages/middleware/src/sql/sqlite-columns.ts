@@ -14,7 +14,7 @@ export const SQLITE_BLOB = 4;
  *
  * @example
  * const columns = SqliteColumns.discover(SQL, db);
- * columns.bytes(statement, 0) // 300000000 for SELECT zeroblob(300000000), without allocating it
+ * columns.bytes(columns.pointer(statement), 0) // 300000000 for SELECT zeroblob(300000000), without allocating it
  */
 export class SqliteColumns {
   private constructor(
@@ -40,18 +40,19 @@ export class SqliteColumns {
     }
   }
 
+  /** The statement's sqlite3_stmt pointer, for `type` and `bytes` (read once per statement run). */
+  pointer(statement: Statement): number {
+    return (statement as unknown as Record<string, number>)[this.pointerField]!;
+  }
+
   /** sqlite3_column_type of the current row: 1 INTEGER, 2 FLOAT, 3 TEXT, 4 BLOB, 5 NULL. */
-  type(statement: Statement, column: number): number {
-    return this.module._sqlite3_column_type(this.#pointer(statement), column);
+  type(pointer: number, column: number): number {
+    return this.module._sqlite3_column_type(pointer, column);
   }
 
   /** Bytes of a TEXT (UTF-8) or BLOB value, read without materialising it. Call it only for those two types. */
-  bytes(statement: Statement, column: number): number {
-    return this.module._sqlite3_column_bytes(this.#pointer(statement), column);
-  }
-
-  #pointer(statement: Statement): number {
-    return (statement as unknown as Record<string, number>)[this.pointerField]!;
+  bytes(pointer: number, column: number): number {
+    return this.module._sqlite3_column_bytes(pointer, column);
   }
 }
 
