@@ -71,6 +71,13 @@ describe('POST /api/sql/query: the statement policy keeps each request from chan
     assert.equal(body.error_code, 'constraint_violation');
   });
 
+  it('leaves settings alone when a PRAGMA is called as a table-valued function (SQLite takes no value there)', async () => {
+    for (const query of ['SELECT * FROM pragma_foreign_keys(1)', "SELECT * FROM pragma_journal_mode('off')", 'SELECT * FROM pragma_writable_schema(1)']) {
+      assert.equal((await sql(ACME, query)).status, 400, query);
+    }
+    assert.deepEqual((await sql(GLOBEX, 'SELECT * FROM pragma_writable_schema, pragma_foreign_keys, pragma_journal_mode')).body.data, [[0, 0, 'memory']]);
+  });
+
   it('allows reading PRAGMAs and setting user_version and application_id', async () => {
     assert.deepEqual((await sql(ACME, 'PRAGMA table_info(t)')).body.data.map((row: unknown[]) => row[1]), ['id', 'v']);
     assert.equal((await sql(ACME, 'PRAGMA integrity_check')).body.data[0][0], 'ok');

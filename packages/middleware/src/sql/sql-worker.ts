@@ -75,6 +75,8 @@ parentPort!.postMessage({ kind: 'ready' });
 function runRequest(request: QueryRequest): QueryOutcome {
   const { query, limits } = request;
   const kept = statementCache.get(query);
+  // Decided before a run, never right after a write: an EXPLAIN resets changes().
+  if (kept && kept.readOnly === undefined) kept.readOnly = !inspectProgram(db, kept.text).canWrite;
   if (kept && limits.readOnly && !kept.readOnly) throw tagStatement(refuseWrite(), 0);
   const run = new RequestRun(request);
   // `changed` before the spread: a key added after one gives every result a hidden class of its own in V8.
@@ -199,8 +201,8 @@ function tagStatement(error: unknown, statementIndex: number): unknown {
 interface KeptStatement {
   statement: Statement;
   placeholders: Placeholders;
-  /** Decided once from its bytecode. */
-  readOnly: boolean;
+  /** Decided once from its bytecode, before a run (undefined until then, when its first run did not tell). */
+  readOnly: boolean | undefined;
   /** Its text from its first token. */
   text: string;
   /** Declared types of its result columns, read again after a request that changed the schema. */
@@ -225,7 +227,7 @@ function remember(query: string, canWrite: boolean | undefined): void {
   }
   const head = readStatementHead(query, 0)!;
   const text = query.slice(head.start);
-  const readOnly = head.explain || !(canWrite ?? inspectProgram(db, text).canWrite);
+  const readOnly = head.explain ? true : canWrite === undefined ? undefined : !canWrite;
   statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly, text, declared: undefined });
 }
 
