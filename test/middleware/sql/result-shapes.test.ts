@@ -84,6 +84,15 @@ describe('POST /api/sql/query: bounded, typed and streamed results', () => {
       });
     });
 
+    it('answers them as JSON even when Accept asks for NDJSON, and refuses format ndjson with them (422)', async () => {
+      const negotiated = await sql({ query: 'SELECT 1 AS a; SELECT 2 AS b', results: 'all' }, ACME, { accept: 'application/x-ndjson' });
+      assert.equal(negotiated.headers.get('content-type'), 'application/json');
+      assert.equal(negotiated.body.results.length, 2);
+      const refused = await sql({ query: 'SELECT 1', results: 'all', format: 'ndjson' });
+      assert.equal(refused.status, 422);
+      assert.deepEqual(refused.body.detail[0].loc, ['body', 'results']);
+    });
+
     it('keeps the default answer exactly the last statement’s', async () => {
       const { body } = await sql({ query: 'SELECT 1 AS a; SELECT 2 AS b' });
       assert.deepEqual(body, { type: 'table', column_names: ['b'], column_types: [{ declared: null, storage: 'integer' }], data: [[2]], context: { db: 'main' } });

@@ -41,7 +41,8 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const body = parseBody(sqlQueryBody, raw);
   const sql = await runtime.sql();
   const request = { query: body.query, params: body.params, db: body.context?.db, allResults: body.results === 'all' };
-  if (body.format === 'ndjson' || (body.format === undefined && wantsNdjson(ctx.req))) return streamSqlAnswer(ctx, sql, request, caller);
+  // An Accept header is a preference: a request for every statement's result is answered as JSON.
+  if (body.format === 'ndjson' || (body.format === undefined && !request.allResults && wantsNdjson(ctx.req))) return streamSqlAnswer(ctx, sql, request, caller);
   const result = await sql.query(request, ctx.departure, caller);
   sendJson(ctx.res, 200, result);
 }

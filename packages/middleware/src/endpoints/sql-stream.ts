@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { renderError, ServiceError } from '../errors/index.js';
-import type { SqlCaller, SqlQuery, SqlService } from '../sql/index.js';
+import type { SqlCaller, SqlQuery, SqlService, SqlStreamEnd } from '../sql/index.js';
 import type { RequestContext } from './request-context.js';
 
 const NDJSON = 'application/x-ndjson';
@@ -27,7 +27,7 @@ export async function streamSqlAnswer(ctx: RequestContext, sql: SqlService, requ
   const start = () => {
     if (!res.headersSent) res.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store' });
   };
-  let end;
+  let end: SqlStreamEnd;
   try {
     end = await sql.stream(request, ctx.departure, caller, (text, release) => {
       start();
