@@ -68,6 +68,27 @@ describe('POST /api/sql/query: bounded, typed and streamed results', () => {
     });
   });
 
+  describe('declared types', () => {
+    const cases: [string, (string | null)[]][] = [
+      ['SELECT * FROM p', ['INTEGER', 'VARCHAR(20)', 'BLOB', 'DATE']],
+      ['SELECT name, id FROM p ORDER BY name', ['VARCHAR(20)', 'INTEGER']],
+      ['SELECT born, photo FROM p ORDER BY born DESC', ['DATE', 'BLOB']],
+      ['SELECT p.name, q.note FROM p JOIN q ON q.pid = p.id', ['VARCHAR(20)', 'TEXT']],
+      ['SELECT * FROM v', ['INTEGER', 'VARCHAR(20)']],
+      ['WITH c AS (SELECT name FROM p) SELECT * FROM c', ['VARCHAR(20)']],
+      ['SELECT name, count(*) FROM p GROUP BY name', ['VARCHAR(20)', null]],
+      ['SELECT id + 1, upper(name), ? FROM p', [null, null, null]],
+    ];
+    for (const [query, declared] of cases) {
+      it(`reads ${JSON.stringify(declared)} for ${query}`, async () => {
+        await sql({ query: "CREATE TABLE p(id INTEGER PRIMARY KEY, name VARCHAR(20), photo BLOB, born DATE); CREATE INDEX p_name ON p(name); CREATE TABLE q(pid INTEGER, note TEXT); CREATE VIEW v AS SELECT id, name FROM p; INSERT INTO p VALUES (1, 'a', x'00', '2000-01-01'); INSERT INTO q VALUES (1, 'n')" });
+        const { status, body } = await sql({ query, ...(query.includes('?') ? { params: [1] } : {}) });
+        assert.equal(status, 200);
+        assert.deepEqual(body.column_types.map((type: { declared: string | null }) => type.declared), declared);
+      });
+    }
+  });
+
   describe('results: "all"', () => {
     it("answers every statement's result in order, each in the contract's shape", async () => {
       const { status, body } = await sql({ query: "CREATE TABLE t(x TEXT); INSERT INTO t VALUES ('a'), ('b'); SELECT x FROM t; SELECT count(*) AS n FROM t", results: 'all' });

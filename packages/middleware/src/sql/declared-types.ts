@@ -19,7 +19,7 @@ const passive = new Set([
   'MustBeInt', 'Found', 'NotFound', 'NoConflict', 'IsType',
 ]);
 
-const traced = new Set(['Column', 'Rowid', 'SCopy', 'IntCopy', 'Copy']);
+const traced = new Set(['Column', 'Rowid', 'IdxRowid', 'SCopy', 'IntCopy', 'Copy']);
 
 /**
  * The declared type of each result column of one statement — what sqlite3_column_decltype answers, which
@@ -53,7 +53,7 @@ function originOf(program: Op[], register: number, before: number, depth = 0): O
   for (let at = before - 1; at >= 0; at--) {
     const [opcode, p1, p2, p3] = program[at]!;
     if (opcode === 'Column' && p3 === register) return fromColumn(program, p1, p2, at, depth);
-    if (opcode === 'Rowid' && p2 === register) return { rowid: p1 };
+    if ((opcode === 'Rowid' || opcode === 'IdxRowid') && p2 === register) return { rowid: p1 };
     if ((opcode === 'SCopy' || opcode === 'IntCopy') && p2 === register) return originOf(program, p1, at, depth + 1);
     if (opcode === 'Copy' && register >= p2 && register <= p2 + p3) return originOf(program, p1 + register - p2, at, depth + 1);
     // The opcodes above write only the operand checked; the passive ones write none.
@@ -91,7 +91,8 @@ class SchemaTypes {
     if (!object) return null;
     const [type, name, table] = object as [string, string, string];
     const columns = this.#columns(table);
-    if ('rowid' in origin) return type === 'table' ? rowidType(columns) : null;
+    // A covering index's rowid (IdxRowid) is its table's.
+    if ('rowid' in origin) return rowidType(columns);
     if (type === 'table') return columns.find((column) => column.stored === origin.table.column)?.type ?? null;
     const indexed = this.db.exec('SELECT cid FROM pragma_index_xinfo(?) WHERE seqno = ?', [name, origin.table.column])[0]?.values[0]?.[0] as number | undefined;
     if (indexed === undefined || indexed === -2) return null;
