@@ -30,7 +30,12 @@ export class SqliteColumns {
       const field = Object.keys(narrow).find((key) => {
         const a = (narrow as unknown as Record<string, unknown>)[key];
         const b = (wide as unknown as Record<string, unknown>)[key];
-        return typeof a === 'number' && typeof b === 'number' && a !== 0 && module._sqlite3_column_count(a) === 3 && module._sqlite3_column_count(b) === 5;
+        if (typeof a !== 'number' || typeof b !== 'number' || a === 0 || a === b) return false;
+        try {
+          return module._sqlite3_column_count(a) === 3 && module._sqlite3_column_count(b) === 5;
+        } catch {
+          return false; // not a pointer: reading through it trapped
+        }
       });
       if (!field) throw new Error('This sql.js build does not expose a statement pointer Tollgate can find; the SQL endpoint cannot bound result sizes');
       return new SqliteColumns(module, field);
