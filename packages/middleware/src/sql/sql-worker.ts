@@ -171,6 +171,10 @@ function runStatements(query: string, run: RequestRun): StatementResult {
     }
   } catch (error) {
     throw tagStatement(error, index);
+  } finally {
+    // The iterator holds a copy of the query in the wasm heap until it is exhausted or returned: the walk
+    // stops at the last statement's end (or a failure), so return it, or each request would leak its text.
+    (statements as unknown as Iterator<Statement>).return?.();
   }
   run.binder.assertAllUsed();
   if (!last) throw new RequestFailure('The query contains no SQL statement', 'empty_query');
