@@ -169,6 +169,35 @@ describe('POST /api/sql/query: bounded, typed and streamed results', () => {
       assert.ok(performance.now() - started < 5_000);
     });
 
+    it('frees the database after sql.streamTimeoutMs when the client never reads, and ends the stream with an error line', async () => {
+      await gateway.close();
+      gateway = await startGateway({ keys: [{ key: ACME, org: 'acme' }], organizations: { acme: {} }, sql: { databases: { main: {} }, default: 'main', streamTimeoutMs: 300 } });
+      await sql({ query: 'SELECT 1' });
+      const { socket, received } = rawRequest(gateway.url, { query: bigQuery, format: 'ndjson' });
+      socket.pause();
+      const started = performance.now();
+      const { status, body } = await sql({ query: 'SELECT 42 AS answer' });
+      assert.equal(status, 200);
+      assert.deepEqual(body.data, [[42]]);
+      assert.ok(performance.now() - started < 5_000);
+      socket.resume();
+      const last = JSON.parse(bodyOf(await received).trimEnd().split('\n').at(-1)!);
+      assert.equal(last.type, 'error');
+      assert.equal(last.error_code, 'statement_timeout');
+      assert.match(last.error_message, /300 ms \(sql\.streamTimeoutMs\)/);
+    });
+
+    it("keeps sql.timeoutMs for the requests after a stream: the stream's longer limit does not delay their watchdog", async () => {
+      await gateway.close();
+      gateway = await startGateway({ keys: [{ key: ACME, org: 'acme' }], organizations: { acme: {} }, sql: { databases: { main: {} }, default: 'main', timeoutMs: 300, streamTimeoutMs: 60_000 } });
+      const streamed = await sql({ query: 'SELECT 1 AS one', format: 'ndjson' });
+      assert.equal(streamed.status, 200);
+      const started = performance.now();
+      const runaway = await sql({ query: 'WITH RECURSIVE forever(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM forever) SELECT count(*) FROM forever' });
+      assert.equal(runaway.body.error_code, 'statement_timeout');
+      assert.ok(performance.now() - started < 5_000, `stopped after ${(performance.now() - started).toFixed(0)} ms`);
+    });
+
     it('answers a failure before the first row as a normal JSON error, and an ok statement as its line and end', async () => {
       const failed = await sql({ query: 'SELECT * FROM missing', format: 'ndjson' });
       assert.equal(failed.status, 400);
@@ -194,6 +223,19 @@ describe('POST /api/sql/query: bounded, typed and streamed results', () => {
     });
   });
 });
+
+/** The body of a raw HTTP/1.1 response with chunked transfer encoding. */
+function bodyOf(raw: string): string {
+  let rest = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+  let body = '';
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!size) return body;
+    body += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
+}
 
 /** A request on a raw socket, so the test decides when the client reads. Resolves with the whole body text. */
 function rawRequest(baseUrl: string, body: unknown): { socket: Socket; received: Promise<string> } {

@@ -72,6 +72,8 @@ export class SqlDatabase {
   readonly #queue = new Map<number, Flight>();
   /** At most one, due no later than the running request's deadline; re-armed when it fires early. */
   #watchdog: NodeJS.Timeout | undefined;
+  /** When the armed watchdog fires (performance.now()). */
+  #watchdogDue = 0;
   #unsaved: Unsaved[] = [];
   #outbox: { worker: Worker; requests: WorkerRequest[] } | undefined;
   #persisting: Promise<void> | undefined;
@@ -198,12 +200,15 @@ export class SqlDatabase {
     const head = this.#queue.values().next().value;
     if (!this.#worker || head?.request.kind !== 'query') return;
     head.runningSince = performance.now();
+    const limit = head.timeoutMs ?? this.options.timeoutMs;
     if (head.cancelled) this.#armWatchdog(0);
-    else if (!this.#watchdog) this.#armWatchdog(this.options.timeoutMs);
+    // Re-armed only when it would fire after this request's deadline: a streamed answer's longer limit left it late.
+    else if (!this.#watchdog || this.#watchdogDue > head.runningSince + limit) this.#armWatchdog(limit);
   }
 
   #armWatchdog(delayMs: number): void {
     clearTimeout(this.#watchdog);
+    this.#watchdogDue = performance.now() + delayMs;
     this.#watchdog = setTimeout(() => this.#watch(), delayMs);
     this.#watchdog.unref();
   }
