@@ -79,6 +79,17 @@ describe('POST /api/sql/query: bounded, typed and streamed results', () => {
       ['SELECT name, count(*) FROM p GROUP BY name', ['VARCHAR(20)', null]],
       ['SELECT id + 1, upper(name), ? FROM p', [null, null, null]],
     ];
+    it('reads the schema again after it changed, also through a statement sent again (a root page is reused)', async () => {
+      const drop = 'DROP TABLE IF EXISTS a';
+      await sql({ query: drop });
+      await sql({ query: 'CREATE TABLE a(x BLOB)' });
+      assert.deepEqual((await sql({ query: 'SELECT x FROM a' })).body.column_types, [{ declared: 'BLOB', storage: null }]);
+      await sql({ query: drop }); // kept: this run goes through the prepared statement
+      await sql({ query: 'CREATE TABLE b(y TEXT); CREATE TABLE a(x DATE)' });
+      assert.deepEqual((await sql({ query: 'SELECT y FROM b' })).body.column_types, [{ declared: 'TEXT', storage: null }]);
+      assert.deepEqual((await sql({ query: 'SELECT x FROM a' })).body.column_types, [{ declared: 'DATE', storage: null }]);
+    });
+
     for (const [query, declared] of cases) {
       it(`reads ${JSON.stringify(declared)} for ${query}`, async () => {
         await sql({ query: "CREATE TABLE p(id INTEGER PRIMARY KEY, name VARCHAR(20), photo BLOB, born DATE); CREATE INDEX p_name ON p(name); CREATE TABLE q(pid INTEGER, note TEXT); CREATE VIEW v AS SELECT id, name FROM p; INSERT INTO p VALUES (1, 'a', x'00', '2000-01-01'); INSERT INTO q VALUES (1, 'n')" });

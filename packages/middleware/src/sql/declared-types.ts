@@ -26,25 +26,39 @@ const traced = new Set(['Column', 'Rowid', 'IdxRowid', 'SCopy', 'IntCopy', 'Copy
  * sql.js does not export — read from the statement's compiled program: each register of the first
  * `ResultRow` is traced back through copies (and through a sorter's records, for ORDER BY) to the table or
  * index column it was read from, and that column's declared type is looked up in the schema. A value that
- * is computed, or whose path the tracer does not follow, has null. `sql` is one statement from its first token.
+ * is computed, or whose path the tracer does not follow, has null. The schema is read once and kept until
+ * `forget()` (call it after any statement that may change it: CREATE, DROP, ALTER).
  *
  * @example
- * declaredTypes(db, 'SELECT id, photo FROM people ORDER BY name') // ['INTEGER', 'BLOB']
+ * const declared = new DeclaredTypes(db);
+ * declared.of('SELECT id, photo FROM people ORDER BY name') // ['INTEGER', 'BLOB']
  */
-export function declaredTypes(db: Database, sql: string): (string | null)[] {
-  let program: Op[];
-  try {
-    program = (db.exec(`EXPLAIN ${sql}`)[0]?.values ?? []).map((row) => [row[1] as string, row[2] as number, row[3] as number, row[4] as number, row[5] as string | null]);
-  } catch {
-    return [];
+export class DeclaredTypes {
+  readonly #schema: SchemaTypes;
+
+  constructor(private readonly db: Database) {
+    this.#schema = new SchemaTypes(db);
   }
-  const resultAt = program.findIndex(([opcode]) => opcode === 'ResultRow');
-  if (resultAt < 0) return [];
-  const [, first, count] = program[resultAt]!;
-  const schema = new SchemaTypes(db);
-  const types: (string | null)[] = [];
-  for (let register = first; register < first + count; register++) types.push(schema.typeOf(program, originOf(program, register, resultAt)));
-  return types;
+
+  /** `sql` is one statement from its first token. */
+  of(sql: string): (string | null)[] {
+    let program: Op[];
+    try {
+      program = (this.db.exec(`EXPLAIN ${sql}`)[0]?.values ?? []).map((row) => [row[1] as string, row[2] as number, row[3] as number, row[4] as number, row[5] as string | null]);
+    } catch {
+      return [];
+    }
+    const resultAt = program.findIndex(([opcode]) => opcode === 'ResultRow');
+    if (resultAt < 0) return [];
+    const [, first, count] = program[resultAt]!;
+    const types: (string | null)[] = [];
+    for (let register = first; register < first + count; register++) types.push(this.#schema.typeOf(program, originOf(program, register, resultAt)));
+    return types;
+  }
+
+  forget(): void {
+    this.#schema.forget();
+  }
 }
 
 /** Follows one register back from instruction `before` to the column it was read from. */
@@ -78,37 +92,76 @@ function fromColumn(program: Op[], cursor: number, column: number, at: number, d
   return undefined;
 }
 
-/** Declared column types by the root page a cursor opened, looked up once per statement. */
+interface TableColumn {
+  cid: number;
+  /** The index a Column opcode uses (virtual generated columns are not stored: -1). */
+  stored: number;
+  type: string | null;
+  pk: boolean;
+}
+
+/** Declared column types by the root page a cursor opened, read from the schema once and kept. */
 class SchemaTypes {
+  #objects: Map<number, { type: string; name: string; table: string }> | undefined;
+  readonly #tables = new Map<string, TableColumn[]>();
+  readonly #indexes = new Map<string, number[]>();
+
   constructor(private readonly db: Database) {}
+
+  forget(): void {
+    this.#objects = undefined;
+    this.#tables.clear();
+    this.#indexes.clear();
+  }
 
   typeOf(program: Op[], origin: Origin): string | null {
     if (!origin) return null;
     const cursor = 'rowid' in origin ? origin.rowid : origin.table.cursor;
     const open = program.find(([opcode, p1]) => (opcode === 'OpenRead' || opcode === 'OpenWrite' || opcode === 'ReopenIdx') && p1 === cursor);
     if (!open || open[3] !== 0) return null; // only the main database has a schema to read
-    const object = this.db.exec('SELECT type, name, tbl_name FROM sqlite_schema WHERE rootpage = ?', [open[2]])[0]?.values[0];
+    const object = this.#objectAt(open[2]);
     if (!object) return null;
-    const [type, name, table] = object as [string, string, string];
-    const columns = this.#columns(table);
+    const columns = this.#columns(object.table);
     // A covering index's rowid (IdxRowid) is its table's.
     if ('rowid' in origin) return rowidType(columns);
-    if (type === 'table') return columns.find((column) => column.stored === origin.table.column)?.type ?? null;
-    const indexed = this.db.exec('SELECT cid FROM pragma_index_xinfo(?) WHERE seqno = ?', [name, origin.table.column])[0]?.values[0]?.[0] as number | undefined;
+    if (object.type === 'table') return columns.find((column) => column.stored === origin.table.column)?.type ?? null;
+    const indexed = this.#indexColumns(object.name)[origin.table.column];
     if (indexed === undefined || indexed === -2) return null;
     return indexed === -1 ? rowidType(columns) : (columns.find((column) => column.cid === indexed)?.type ?? null);
   }
 
-  /** A table's columns with the index a Column opcode uses for each (virtual generated columns are not stored). */
-  #columns(table: string): { cid: number; stored: number; type: string | null; pk: boolean }[] {
-    const rows = this.db.exec('SELECT cid, type, pk, hidden FROM pragma_table_xinfo(?)', [table])[0]?.values ?? [];
-    let stored = 0;
-    return rows.map(([cid, type, pk, hidden]) => ({ cid: cid as number, stored: hidden === 2 ? -1 : stored++, type: (type as string) || null, pk: pk === 1 }));
+  #objectAt(rootpage: number): { type: string; name: string; table: string } | undefined {
+    if (!this.#objects) {
+      const rows = this.db.exec('SELECT rootpage, type, name, tbl_name FROM sqlite_schema WHERE rootpage > 0')[0]?.values ?? [];
+      this.#objects = new Map(rows.map(([page, type, name, table]) => [page as number, { type: type as string, name: name as string, table: table as string }]));
+    }
+    return this.#objects.get(rootpage);
+  }
+
+  #columns(table: string): TableColumn[] {
+    let columns = this.#tables.get(table);
+    if (!columns) {
+      const rows = this.db.exec('SELECT cid, type, pk, hidden FROM pragma_table_xinfo(?)', [table])[0]?.values ?? [];
+      let stored = 0;
+      columns = rows.map(([cid, type, pk, hidden]) => ({ cid: cid as number, stored: hidden === 2 ? -1 : stored++, type: (type as string) || null, pk: pk === 1 }));
+      this.#tables.set(table, columns);
+    }
+    return columns;
+  }
+
+  /** An index's table column (cid) at each position; -1 the rowid, -2 an expression. */
+  #indexColumns(index: string): number[] {
+    let cids = this.#indexes.get(index);
+    if (!cids) {
+      cids = (this.db.exec('SELECT cid FROM pragma_index_xinfo(?) ORDER BY seqno', [index])[0]?.values ?? []).map(([cid]) => cid as number);
+      this.#indexes.set(index, cids);
+    }
+    return cids;
   }
 }
 
 /** The rowid's declared type: its INTEGER PRIMARY KEY alias's, else INTEGER (as sqlite3_column_decltype says). */
-function rowidType(columns: { type: string | null; pk: boolean }[]): string {
+function rowidType(columns: TableColumn[]): string {
   const keys = columns.filter((column) => column.pk);
   return keys.length === 1 && keys[0]!.type?.toUpperCase() === 'INTEGER' ? keys[0]!.type : 'INTEGER';
 }

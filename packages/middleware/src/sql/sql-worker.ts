@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import initSqlJs, { type BindParams, type Database, type Statement } from 'sql.js';
 import { classifySqlError } from './classify-sql-error.js';
 import { ColumnClasses, type ColumnType } from './column-types.js';
-import { declaredTypes } from './declared-types.js';
+import { DeclaredTypes } from './declared-types.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
 import { RowStream } from './row-stream.js';
 import { scanPlaceholders, type Placeholders } from './scan-placeholders.js';
 import { SQLITE_BLOB, SQLITE_NULL, SQLITE_TEXT, SqliteColumns } from './sqlite-columns.js';
-import { readStatementHead } from './statement-head.js';
+import { readStatementHead, type StatementHead } from './statement-head.js';
 import { checkBeforeCompile, checkCompiled } from './statement-policy.js';
 import { inspectProgram } from './statement-program.js';
 import type { SqlParams } from './sql-types.js';
@@ -24,6 +24,7 @@ configure();
 db.exec('SELECT count(*) FROM sqlite_master');
 const helpers = prepareHelpers();
 const columns = SqliteColumns.discover(SQL, db);
+const declaredTypes = new DeclaredTypes(db);
 
 /**
  * The database lives in the worker's in-memory file system and only this worker opens it: an exclusive
@@ -64,7 +65,23 @@ function answer(request: WorkerRequest): void {
   // One answer per request, as soon as it is ready: a runaway later in the batch must not hold it back.
   parentPort!.postMessage(response, response.kind === 'exported' ? [response.bytes.buffer as ArrayBuffer] : []);
 }
-parentPort!.postMessage({ kind: 'ready' });
+
+/**
+ * Runs the request path once before the worker says it is ready: V8 compiles a function when it is first
+ * called, and the policy, the type tracer and the result builder cost the first request ~100 ms of that on
+ * a loaded machine, all of it inside that request's timeoutMs. Reads only; the cache keeps nothing of it.
+ */
+function warmUp(): void {
+  const limits: RequestLimits = { readOnly: true, maxResultBytes: 1_048_576, allResults: true, streamCredit: null };
+  const query = "/* warm-up */ PRAGMA user_version; SELECT name, type FROM sqlite_schema WHERE name = ? ORDER BY name";
+  try {
+    runRequest({ kind: 'query', id: 0, query, params: [''], maxRows: 1, limits });
+    inspectProgram(db, 'CREATE TABLE tollgate_warm_up(x)');
+  } catch {
+    // Only a head start: the first real request compiles whatever this did not reach.
+  }
+  statementCache.clear();
+}
 
 /**
  * Runs every statement of one request inside a savepoint: all of them take effect, or none does
@@ -118,9 +135,10 @@ function refuseWrite(): RequestFailure {
 
 function runKept(kept: KeptStatement, run: RequestRun): StatementResult {
   try {
-    kept.declared ??= declaredTypes(db, kept.text);
+    kept.declared ??= declaredTypes.of(kept.text);
     const result = runStatement(kept.statement, run.binder.next(kept.placeholders), run, { keep: true, declared: kept.declared, stream: true });
     run.binder.assertAllUsed();
+    if (kept.changesSchema) forgetDeclaredTypes();
     if (run.limits.allResults) run.results.push(result);
     return result;
   } catch (error) {
@@ -160,10 +178,10 @@ function runStatements(query: string, run: RequestRun): StatementResult {
         const bound = run.binder.next(run.request.params === undefined ? undefined : scanPlaceholders(sql));
         // Only answering statements' rows are read; the others run to their end unread.
         const keep = following === undefined || limits.allResults;
-        const declared = keep && statement.getColumnNames().length > 0 ? declaredTypes(db, text) : undefined;
+        const declared = keep && statement.getColumnNames().length > 0 ? declaredTypes.of(text) : undefined;
         last = runStatement(statement, bound, run, { keep, declared, stream: following === undefined });
         if (limits.allResults) run.results.push(last);
-        if (head.tokens[0]?.kind === 'word' && schemaKeywords.has(head.tokens[0].text)) forgetDeclaredTypes();
+        if (changesSchema(head)) forgetDeclaredTypes();
         head = following;
       } finally {
         statement.free();
@@ -185,9 +203,15 @@ function runStatements(query: string, run: RequestRun): StatementResult {
 /** Statements that can change a table's columns or their types (writable_schema is refused). */
 const schemaKeywords = new Set(['CREATE', 'DROP', 'ALTER']);
 
-/** Kept statements read their result columns' declared types again: the schema they came from changed. */
+/** Declared types are read again, also kept statements': the schema they came from may have changed. */
 function forgetDeclaredTypes(): void {
+  declaredTypes.forget();
   for (const kept of statementCache.values()) kept.declared = undefined;
+}
+
+function changesSchema(head: StatementHead): boolean {
+  const first = head.tokens[0];
+  return !head.explain && first?.kind === 'word' && schemaKeywords.has(first.text);
 }
 
 /** Marks which statement (0-based) failed, so an editor can point at it. */
@@ -211,6 +235,8 @@ interface KeptStatement {
   text: string;
   /** Declared types of its result columns, read again after a request that changed the schema. */
   declared: (string | null)[] | undefined;
+  /** A CREATE, DROP or ALTER: each run may change the schema (`DROP TABLE IF EXISTS` sent again). */
+  changesSchema: boolean;
 }
 
 const statementCache = new Map<string, KeptStatement>();
@@ -232,7 +258,7 @@ function remember(query: string, canWrite: boolean | undefined): void {
   const head = readStatementHead(query, 0)!;
   const text = query.slice(head.start);
   const readOnly = head.explain ? true : canWrite === undefined ? undefined : !canWrite;
-  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly, text, declared: undefined });
+  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly, text, declared: undefined, changesSchema: changesSchema(head) });
 }
 
 interface RunOptions {
@@ -374,3 +400,7 @@ class ParamBinder {
     }
   }
 }
+
+// Last, once every module-level table above is initialised.
+warmUp();
+parentPort!.postMessage({ kind: 'ready' });
