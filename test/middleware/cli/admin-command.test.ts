@@ -64,14 +64,14 @@ describe('tollgate admin', function () {
     });
   }
 
-  it('refuses a payment method other than on|off and scopes other than models,sql', async () => {
+  it('refuses a payment method other than on|off and scopes other than models, sql, sql:read', async () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ organizations: { acme: {} }, store: { kind: 'memory', file: 'state.json' } }));
     const payment = await adminCli(dir, '--config', 'config.json', 'payment-method', 'acme', 'yes');
     assert.equal(payment.code, 1);
     assert.match(payment.output, /A payment method is "on" or "off" \(got "yes"\)/);
     const scopes = await adminCli(dir, '--config', 'config.json', 'keys', 'create', 'acme', '--scopes', 'models,admin');
     assert.equal(scopes.code, 1);
-    assert.match(scopes.output, /Key scopes are a non-empty list of "models" and "sql"/);
+    assert.match(scopes.output, /Key scopes are a non-empty list of "models", "sql" and "sql:read"/);
   });
 
   it('migrates an old-format journal on first use: usage agrees before and after, and the ledger exports and sums its settlements', async function () {

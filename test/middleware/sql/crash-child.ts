@@ -67,9 +67,9 @@ async function client(c: number): Promise<void> {
         () => out(`E F${key}`),
       );
     } else if (roll < 0.95) {
-      // Churn that gives pages back to the file system (the file shrinks: truncations in the journal).
+      // Churn that gives pages back to the file system (auto_vacuum = FULL: the file shrinks, truncations in the journal).
       await service.query({
-        query: 'DELETE FROM filler WHERE id IN (SELECT id FROM filler ORDER BY random() LIMIT ?); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) INSERT INTO filler(b) SELECT randomblob(1000 + abs(random()) % 3000) FROM c; PRAGMA incremental_vacuum(20)',
+        query: 'DELETE FROM filler WHERE id IN (SELECT id FROM filler ORDER BY random() LIMIT ?); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) INSERT INTO filler(b) SELECT randomblob(1000 + abs(random()) % 3000) FROM c',
         params: [rand(60), rand(40)],
       });
     } else if (roll < 0.955) {

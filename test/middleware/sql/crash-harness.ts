@@ -28,7 +28,8 @@ const loadSqlJs = () => (createRequire(import.meta.url)('sql.js') as () => Promi
 export async function seedDatabase(dir: string): Promise<void> {
   const SQL = await loadSqlJs();
   const db = new SQL.Database();
-  db.exec(`PRAGMA auto_vacuum = INCREMENTAL;
+  // FULL: each commit that frees pages truncates the file (no PRAGMA needed per request: the statement policy refuses them).
+  db.exec(`PRAGMA auto_vacuum = FULL;
     CREATE TABLE acked(k TEXT PRIMARY KEY, v TEXT NOT NULL, pad BLOB) WITHOUT ROWID;
     CREATE TABLE counters(id INTEGER PRIMARY KEY, n INTEGER NOT NULL);
     CREATE TABLE filler(id INTEGER PRIMARY KEY AUTOINCREMENT, b BLOB);

@@ -106,7 +106,8 @@ describe('SQL page journal', () => {
     await service!.query({ query: 'CREATE TABLE t(x)' });
     // Twice each, so a kept statement gets its second run. A WAL's commits would go to a -wal file the capture
     // does not journal (SQLite refuses WAL inside the request's savepoint; the worker also restores its mode).
-    for (const mode of ['WAL', 'WAL', 'DELETE', 'DELETE']) await codeOf(service!.query({ query: `PRAGMA journal_mode = ${mode}` }));
+    // The statement policy refuses them (400 pragma_not_allowed); durability must hold either way.
+    for (const mode of ['WAL', 'WAL', 'DELETE', 'DELETE']) assert.equal(await codeOf(service!.query({ query: `PRAGMA journal_mode = ${mode}` })), '400 pragma_not_allowed');
     await service!.query({ query: 'INSERT INTO t VALUES (42)' });
     assert.deepEqual(await onDisk('SELECT x FROM t'), [[42]]);
     assert.deepEqual(await onDisk('PRAGMA integrity_check'), [['ok']]);
@@ -132,10 +133,12 @@ describe('SQL page journal', () => {
       assert.equal(await codeOf(service!.query({ query: 'INSERT INTO t(b) VALUES (randomblob(1000))' })), 'ok');
     });
 
-    it('still refuses the growth when the request raises max_page_count itself', async () => {
+    // The statement policy refuses setting max_page_count before anything runs; the worker's pre-RELEASE size
+    // check stays behind it as a second line of defence should the PRAGMA table ever let it through.
+    it('refuses a request that raises max_page_count itself (400 pragma_not_allowed) and changes nothing', async () => {
       await open({}, { maxDatabaseBytes: 64 * 1024 });
       await service!.query({ query: 'CREATE TABLE t(b BLOB)' });
-      assert.equal(await codeOf(service!.query({ query: 'PRAGMA max_page_count = 1000000; INSERT INTO t VALUES (randomblob(200000))' })), '400 database_full');
+      assert.equal(await codeOf(service!.query({ query: 'PRAGMA max_page_count = 1000000; INSERT INTO t VALUES (randomblob(200000))' })), '400 pragma_not_allowed');
       assert.deepEqual(await onDisk('SELECT count(*) FROM t'), [[0]]);
     });
   });

@@ -14,7 +14,7 @@ describe('SqlService', () => {
   let dir: string;
   let service: SqlService | undefined;
   const open = async (sql: Record<string, unknown> = {}) => {
-    const { config } = parseConfig({ sql: { databases: { main: { file: 'main.sqlite' } }, timeoutMs: 300, ...sql } });
+    const { config } = parseConfig({ sql: { databases: { main: { file: 'main.sqlite' } }, timeoutMs: 1_000, ...sql } });
     const opened = await SqlService.open(config.sql, { baseDir: dir });
     service = opened;
     return opened;
@@ -49,7 +49,7 @@ describe('SqlService', () => {
     const behind = service.query({ query: 'INSERT INTO log VALUES (1)' });
     assert.equal(await runaway, '400 statement_timeout');
     assert.deepEqual(await behind, { type: 'ok', affected_rows: 1, context: { db: 'main' } });
-    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[1]], context: { db: 'main' } });
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: 'integer' }], data: [[1]], context: { db: 'main' } });
   });
 
   it('keeps a write that ran just before a runaway: the restarted worker recovers it from the journal', async () => {
@@ -61,18 +61,18 @@ describe('SqlService', () => {
     const [insertOutcome, runawayOutcome] = await Promise.all([insert, runaway]);
     assert.equal(runawayOutcome, '400 statement_timeout');
     assert.equal(insertOutcome, 'ok');
-    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[7]], context: { db: 'main' } });
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: 'integer' }], data: [[7]], context: { db: 'main' } });
     await service.close();
     assert.deepEqual(await readFile(), [7]);
   });
 
   it('keeps the in-memory database across a runaway restart too', async () => {
-    const { config } = parseConfig({ sql: { databases: { main: {} }, timeoutMs: 300 } });
+    const { config } = parseConfig({ sql: { databases: { main: {} }, timeoutMs: 1_000 } });
     const opened = await SqlService.open(config.sql, { baseDir: dir });
     service = opened;
     await opened.query({ query: 'CREATE TABLE log(n INTEGER); INSERT INTO log VALUES (1)' });
     assert.equal(await codeOf(opened.query({ query: RUNAWAY })), '400 statement_timeout');
-    assert.deepEqual(await opened.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[1]], context: { db: 'main' } });
+    assert.deepEqual(await opened.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: 'integer' }], data: [[1]], context: { db: 'main' } });
   });
 
   it('acknowledges every write of a concurrent burst only once it is on disk, sharing fdatasyncs (group commit)', async () => {
@@ -86,11 +86,11 @@ describe('SqlService', () => {
     const service = await open();
     await service.query({ query: "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b')" });
     const byId = (id: number) => service.query({ query: 'SELECT * FROM t WHERE id = ?', params: [id] });
-    assert.deepEqual((await byId(1)).type === 'table' && (await byId(1)), { type: 'table', column_names: ['id', 'name'], data: [[1, 'a']], context: { db: 'main' } });
-    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name'], data: [[2, 'b']], context: { db: 'main' } });
+    assert.deepEqual((await byId(1)).type === 'table' && (await byId(1)), { type: 'table', column_names: ['id', 'name'], column_types: [{ declared: 'INTEGER', storage: 'integer' }, { declared: 'TEXT', storage: 'text' }], data: [[1, 'a']], context: { db: 'main' } });
+    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name'], column_types: [{ declared: 'INTEGER', storage: 'integer' }, { declared: 'TEXT', storage: 'text' }], data: [[2, 'b']], context: { db: 'main' } });
     await service.query({ query: "ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'n'; UPDATE t SET name = 'z' WHERE id = 2" });
-    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name', 'note'], data: [[2, 'z', 'n']], context: { db: 'main' } });
-    assert.deepEqual(await byId(3), { type: 'table', column_names: ['id', 'name', 'note'], data: [], context: { db: 'main' } });
+    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name', 'note'], column_types: [{ declared: 'INTEGER', storage: 'integer' }, { declared: 'TEXT', storage: 'text' }, { declared: 'TEXT', storage: 'text' }], data: [[2, 'z', 'n']], context: { db: 'main' } });
+    assert.deepEqual(await byId(3), { type: 'table', column_names: ['id', 'name', 'note'], column_types: [{ declared: 'INTEGER', storage: null }, { declared: 'TEXT', storage: null }, { declared: 'TEXT', storage: null }], data: [], context: { db: 'main' } });
   });
 
   // Sent together, the second run of a statement finds it prepared and kept from the first: these check
@@ -106,7 +106,7 @@ describe('SqlService', () => {
     const failing = insertTwo(5, 1);
     assert.equal(await insertTwo(6, 2), '400 constraint_violation');
     assert.equal(await failing, '400 constraint_violation');
-    assert.deepEqual(await service.query({ query: 'SELECT n FROM log ORDER BY n' }), { type: 'table', column_names: ['n'], data: [[1], [2], [3], [4]], context: { db: 'main' } });
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log ORDER BY n' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: 'integer' }], data: [[1], [2], [3], [4]], context: { db: 'main' } });
   });
 
   it('treats a repeated UPDATE … RETURNING as the write it is: its rows answer and it is on disk when acknowledged', async () => {
@@ -114,9 +114,9 @@ describe('SqlService', () => {
     await service.query({ query: 'CREATE TABLE log(n INTEGER); INSERT INTO log VALUES (1), (2)' });
     const bump = (n: number) => service.query({ query: 'UPDATE log SET n = n + 10 WHERE n = ? RETURNING n', params: [n] });
     const first = bump(1);
-    assert.deepEqual(await bump(2), { type: 'table', column_names: ['n'], data: [[12]], context: { db: 'main' } });
+    assert.deepEqual(await bump(2), { type: 'table', column_names: ['n'], column_types: [{ declared: null, storage: 'integer' }], data: [[12]], context: { db: 'main' } });
     assert.deepEqual(await readFile(), [11, 12]);
-    assert.deepEqual(await first, { type: 'table', column_names: ['n'], data: [[11]], context: { db: 'main' } });
+    assert.deepEqual(await first, { type: 'table', column_names: ['n'], column_types: [{ declared: null, storage: 'integer' }], data: [[11]], context: { db: 'main' } });
   });
 
   it('answers 413 for a statement over maxStatementBytes and runs nothing', async () => {
@@ -141,6 +141,6 @@ describe('SqlService', () => {
     rmSync(join(dir, 'main.sqlite'));
     retries.shift()!.retry();
     await opened.ready();
-    assert.deepEqual(await opened.query({ query: 'SELECT 1 AS one' }), { type: 'table', column_names: ['one'], data: [[1]], context: { db: 'main' } });
+    assert.deepEqual(await opened.query({ query: 'SELECT 1 AS one' }), { type: 'table', column_names: ['one'], column_types: [{ declared: null, storage: 'integer' }], data: [[1]], context: { db: 'main' } });
   });
 });

@@ -13,7 +13,7 @@ export const MAX_BALANCE_MICROS: Micros = Number.MAX_SAFE_INTEGER;
 /** The largest whole number of USD a balance can hold exactly. */
 const MAX_USD = Math.floor(MAX_BALANCE_MICROS / 1_000_000);
 
-const SCOPES: readonly string[] = ['models', 'sql'];
+const SCOPES: readonly string[] = ['models', 'sql', 'sql:read'];
 
 /**
  * A top-up in USD as a positive safe integer of micro-dollars (rounded to the micro-dollar).
@@ -45,10 +45,10 @@ export function declaredOrganization(config: ResolvedConfig, org: unknown): Orga
 }
 
 /** The scopes of a key to create: a non-empty set of `models` and `sql`. */
-export function keyScopes(scopes: unknown): ('models' | 'sql')[] {
+export function keyScopes(scopes: unknown): ('models' | 'sql' | 'sql:read')[] {
   if (scopes === undefined) return ['models', 'sql'];
   if (!Array.isArray(scopes) || scopes.length === 0 || scopes.some((scope) => !SCOPES.includes(scope as string))) {
-    throw new ServiceError('invalid_request', `Key scopes are a non-empty list of "models" and "sql" (got ${JSON.stringify(scopes)?.slice(0, 80)})`);
+    throw new ServiceError('invalid_request', `Key scopes are a non-empty list of "models", "sql" and "sql:read" (got ${JSON.stringify(scopes)?.slice(0, 80)})`);
   }
-  return [...new Set(scopes as ('models' | 'sql')[])];
+  return [...new Set(scopes as ('models' | 'sql' | 'sql:read')[])];
 }

@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
 import type { DatabaseStore } from './database-store.js';
-import type { QueryOutcome, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
+import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 
 export interface SqlDatabaseOptions {
@@ -22,7 +22,8 @@ export interface SqlDatabaseOptions {
 
 /** What a request's flight settles with: the worker's answer, and the durability of the pages it wrote. */
 interface Answered {
-  response: WorkerResponse;
+  /** Streamed `rows` chunks went to the flight's `onRows`; this is the final answer. */
+  response: Exclude<WorkerResponse, { kind: 'rows' }>;
   /** Pending while its pages, or earlier requests' pages it may have read, are not durable yet. */
   durable: Promise<void> | undefined;
 }
@@ -36,6 +37,17 @@ interface Flight {
   cancelled?: boolean;
   /** When it became the oldest in flight, i.e. started running (performance.now()). */
   runningSince?: number;
+  /** A streamed answer's chunks, as the worker posts them. */
+  onRows?: (text: string) => void;
+  /** Its own time limit (a streamed answer's), instead of `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** How one query runs: its limits, and where a streamed answer's chunks go. */
+export interface QueryOptions {
+  limits: RequestLimits;
+  onRows?: (text: string) => void;
+  timeoutMs?: number;
 }
 
 /** A failed boot is tried again after 1 s, 2 s, 4 s … at most 60 s. */
@@ -77,6 +89,8 @@ export class SqlDatabase {
   readonly #queue = new Map<number, Flight>();
   /** At most one, due no later than the running request's deadline; re-armed when it fires early. */
   #watchdog: NodeJS.Timeout | undefined;
+  /** When the armed watchdog fires (performance.now()). */
+  #watchdogDue = 0;
   #outbox: { worker: Worker; requests: WorkerRequest[] } | undefined;
   /** Set while the last boot failed: requests answer it at once instead of queueing. */
   #unavailable: ServiceError | undefined;
@@ -94,10 +108,10 @@ export class SqlDatabase {
   }
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
-  async query(query: string, params: SqlParams | undefined, client?: CancelSignal): Promise<QueryOutcome> {
+  async query(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
     if (this.#unavailable) throw this.#unavailable;
     if (client?.aborted) throw this.#cancelledError();
-    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
+    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows, limits: options.limits }, options);
     const cancel = () => this.#cancel(id);
     client?.once('abort', cancel);
     let answered: Answered;
@@ -200,12 +214,12 @@ export class SqlDatabase {
     this.#headChanged();
   }
 
-  #send(request: WorkerRequest): { id: number; answer: Promise<Answered> } {
+  #send(request: WorkerRequest, options?: Pick<QueryOptions, 'onRows' | 'timeoutMs'>): { id: number; answer: Promise<Answered> } {
     const id = ++this.#nextId;
     request.id = id;
     let settle!: Pick<Flight, 'resolve' | 'reject'>;
     const answer = new Promise<Answered>((resolve, reject) => (settle = { resolve, reject }));
-    this.#queue.set(id, { request, answer, ...settle });
+    this.#queue.set(id, { request, answer, onRows: options?.onRows, timeoutMs: options?.timeoutMs, ...settle });
     if (this.#worker) {
       this.#post(request);
       if (this.#queue.size === 1) this.#headChanged();
@@ -233,6 +247,7 @@ export class SqlDatabase {
     if (worker !== this.#worker) return;
     const flight = this.#queue.get(response.id);
     if (!flight) return;
+    if (response.kind === 'rows') return flight.onRows?.(response.text);
     this.#queue.delete(response.id);
     this.#headChanged();
     const { store } = this.options;
@@ -262,12 +277,15 @@ export class SqlDatabase {
     const head = this.#queue.values().next().value;
     if (!this.#worker || !head) return;
     head.runningSince = performance.now();
+    const limit = head.timeoutMs ?? this.options.timeoutMs;
     if (head.cancelled) this.#armWatchdog(0);
-    else if (!this.#watchdog) this.#armWatchdog(this.options.timeoutMs);
+    // Re-armed only when it would fire after this request's deadline: a streamed answer's longer limit left it late.
+    else if (!this.#watchdog || this.#watchdogDue > head.runningSince + limit) this.#armWatchdog(limit);
   }
 
   #armWatchdog(delayMs: number): void {
     clearTimeout(this.#watchdog);
+    this.#watchdogDue = performance.now() + delayMs;
     this.#watchdog = setTimeout(() => this.#watch(), delayMs);
     this.#watchdog.unref();
   }
@@ -277,9 +295,10 @@ export class SqlDatabase {
     const head = this.#queue.entries().next();
     if (!this.#worker || head.done) return;
     const [id, flight] = head.value;
-    const remaining = (flight.runningSince ?? performance.now()) + this.options.timeoutMs - performance.now();
+    const limit = flight.timeoutMs ?? this.options.timeoutMs;
+    const remaining = (flight.runningSince ?? performance.now()) + limit - performance.now();
     if (flight.cancelled) this.#stopRunning(id, this.#cancelledError());
-    else if (remaining <= 0) this.#stopRunning(id, this.#timedOutError());
+    else if (remaining <= 0) this.#stopRunning(id, this.#timedOutError(limit));
     else this.#armWatchdog(remaining);
   }
 
@@ -304,8 +323,8 @@ export class SqlDatabase {
     this.#restart();
   }
 
-  #timedOutError(): ServiceError {
-    return new ServiceError('sql_error', `The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } });
+  #timedOutError(limit: number): ServiceError {
+    return new ServiceError('sql_error', `The statement ran longer than ${limit} ms (sql.${limit === this.options.timeoutMs ? 'timeoutMs' : 'streamTimeoutMs'}) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } });
   }
 
   #cancelledError(): ServiceError {

@@ -5,7 +5,7 @@ export type JournalRecord =
   | LedgerLine
   | { t: 'topup'; at: number; org: string; micros: number }
   | { t: 'payment'; at: number; org: string; value: boolean }
-  | { t: 'key'; at: number; keyId: string; org: string; scopes: ('models' | 'sql')[]; sha256: string }
+  | { t: 'key'; at: number; keyId: string; org: string; scopes: ('models' | 'sql' | 'sql:read')[]; sha256: string }
   | { t: 'revoke'; at: number; keyId: string };
 
 /**

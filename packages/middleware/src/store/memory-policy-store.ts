@@ -115,7 +115,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     await this.#record({ t: 'payment', at: this.clock.now(), org, value });
   }
 
-  async createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }> {
+  async createKey(org: string, scopes?: ('models' | 'sql' | 'sql:read')[]): Promise<{ key: string; keyId: string }> {
     this.#org(org);
     const checkedScopes = keyScopes(scopes);
     const key = generateKey();

@@ -244,7 +244,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     await this.redis.tollgatePaymentMethod(k.bal, k.changes, value ? '1' : '0', org, this.clock.now());
   }
 
-  async createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }> {
+  async createKey(org: string, scopes?: ('models' | 'sql' | 'sql:read')[]): Promise<{ key: string; keyId: string }> {
     this.#requireOrg(org);
     const key = generateKey();
     const record: KeyRecord = { keyId: KeyRing.newKeyId(), org, scopes: keyScopes(scopes), sha256: hashKey(key), revoked: false };

@@ -24,7 +24,7 @@ export class RemoteAdmin implements AdminOperations {
     await this.#call('setPaymentMethod', [org, hasPaymentMethod]);
   }
 
-  createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }> {
+  createKey(org: string, scopes?: ('models' | 'sql' | 'sql:read')[]): Promise<{ key: string; keyId: string }> {
     return this.#call('createKey', scopes === undefined ? [org] : [org, scopes]);
   }
 

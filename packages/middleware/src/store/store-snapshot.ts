@@ -23,7 +23,7 @@ const snapshotSchema = z.object({
   /** Every organization the store has opened, also ones the config no longer names (kept for their return). */
   orgs: z.record(z.string(), balances),
   /** Keys created through the store (config keys come from the config). */
-  keys: z.array(z.object({ keyId: z.string(), org: z.string(), scopes: z.array(z.enum(['models', 'sql'])), sha256: z.string() })),
+  keys: z.array(z.object({ keyId: z.string(), org: z.string(), scopes: z.array(z.enum(['models', 'sql', 'sql:read'])), sha256: z.string() })),
   /** Key ids revoked through the store, config keys included. */
   revoked: z.array(z.string()),
 });
