@@ -44,6 +44,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('tollgate.showHistory', () => runner.showHistory()),
     vscode.commands.registerCommand('tollgate.pickDatabase', () => pickDatabase()),
     vscode.commands.registerCommand('tollgate.openChat', () => chat.open()),
+    vscode.commands.registerCommand('tollgate.newChat', () => chat.newChat()),
     vscode.commands.registerCommand('tollgate.askAboutSelection', () => askAboutSelection(chat)),
     vscode.commands.registerCommand('tollgate.setProviderApiKey', () => keys.prompt(Object.keys(readSettings().providers))),
     vscode.commands.registerCommand('tollgate.restartGateway', async () => {

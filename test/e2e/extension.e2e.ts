@@ -22,26 +22,26 @@ describe('VS Code extension, end to end in code-server', function () {
   let browser: Browser;
   let page: Page;
   let root: string;
+  let workspace: string;
+  let workspaceSettings: Record<string, unknown>;
 
   before(async function () {
     if (!codeServerInstalled()) throw new Error('code-server is not installed: run test/e2e/setup-code-server.sh (npm run test:e2e does)');
     openai = await startFakeOpenAI();
     root = mkdtempSync(join(tmpdir(), 'tollgate-e2e-'));
-    const workspace = join(root, 'workspace');
+    workspace = join(root, 'workspace');
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     writeFileSync(join(workspace, 'people.sql'), "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT, note TEXT);\nINSERT INTO people(name, note) VALUES ('Ada', 'first; programmer'), ('Grace', NULL);\nSELECT id, name, note FROM people ORDER BY id;\n");
     writeFileSync(join(workspace, 'broken.sql'), 'SELECT 1;\nSELEC name FROM nowhere;\n');
     writeFileSync(join(workspace, 'many.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 450) SELECT x, x * x AS square FROM c;\n');
     writeFileSync(join(workspace, 'endless.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n');
-    writeFileSync(
-      join(workspace, '.vscode', 'settings.json'),
-      JSON.stringify({
-        'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
-        'tollgate.models': { 'fake-chat': { routes: [{ provider: 'fake', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
-        'tollgate.defaultCatalog': false,
-        'tollgate.sql.timeoutMs': 4000,
-      }),
-    );
+    workspaceSettings = {
+      'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
+      'tollgate.models': { 'fake-chat': { routes: [{ provider: 'fake', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
+      'tollgate.defaultCatalog': false,
+      'tollgate.sql.timeoutMs': 4000,
+    };
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify(workspaceSettings));
     const dirs = { extensions: join(root, 'extensions'), userData: join(root, 'user-data') };
     installExtension(vsix, dirs);
     codeServer = await startCodeServer(dirs, {
@@ -60,6 +60,7 @@ describe('VS Code extension, end to end in code-server', function () {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     page = await context.newPage();
+    if (process.env.TOLLGATE_E2E_KEEP) page.on('console', (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
     await page.goto(`${codeServer.url}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     mkdirSync(screenshots, { recursive: true });
@@ -69,7 +70,7 @@ describe('VS Code extension, end to end in code-server', function () {
     await browser?.close();
     await codeServer?.close();
     await openai?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
+    if (root && !process.env.TOLLGATE_E2E_KEEP) rmSync(root, { recursive: true, force: true });
   });
 
   afterEach(async function () {
@@ -132,6 +133,19 @@ describe('VS Code extension, end to end in code-server', function () {
     await page.screenshot({ path: join(screenshots, 'sql-cancelled.png') });
   });
 
+  it('#3 asks before a settings change would empty the scratch database, and keeps its data on "Later"', async () => {
+    await runSqlInput(page, "CREATE TABLE kept(x); INSERT INTO kept VALUES ('still here')");
+    await (await webviewWith(page, '.status')).locator('.status', { hasText: '1 row affected.' }).waitFor({ timeout: 20_000 });
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ ...workspaceSettings, 'tollgate.sql.maxRows': 5000 }));
+    const toast = page.locator('.notification-toast', { hasText: 'empties the in-memory database "scratch"' });
+    await toast.waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(screenshots, 'settings-change-warning.png') });
+    await toast.getByRole('button', { name: 'Later' }).click();
+    await runSqlInput(page, 'SELECT x FROM kept');
+    const grid = await webviewWith(page, 'table.grid');
+    await grid.locator('table.grid td', { hasText: 'still here' }).waitFor({ timeout: 20_000 });
+  });
+
   it('stores a provider key with the command and streams a chat reply from the fake upstream', async () => {
     await runCommand(page, 'Tollgate: Set Provider API Key');
     await pickQuickInput(page, 'fake');
@@ -163,6 +177,81 @@ describe('VS Code extension, end to end in code-server', function () {
     await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: second question' }).waitFor({ timeout: 30_000 });
   });
 
+  it('#1 keeps a message sent while a reply is pending: shown as queued at once, then answered in turn', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    openai.delay(2_000);
+    try {
+      await chat.locator('#prompt').fill('the first of two');
+      await chat.locator('#prompt').press('Enter');
+      await chat.locator('article.message.assistant.streaming, #stop:not([hidden])').first().waitFor();
+      await chat.locator('#prompt').fill('typed while waiting');
+      await chat.locator('#prompt').press('Enter');
+      const queued = chat.locator('article.message.user.queued', { hasText: 'typed while waiting' });
+      await queued.waitFor();
+      assert.match(await queued.textContent() ?? '', /Queued: sent when the current reply ends/);
+      assert.equal(await chat.locator('#prompt').inputValue(), '');
+      await page.screenshot({ path: join(screenshots, 'chat-queued.png') });
+    } finally {
+      openai.delay(0);
+    }
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: typed while waiting' }).waitFor({ timeout: 30_000 });
+    assert.equal(await chat.locator('article.message.user.queued').count(), 0);
+    assert.deepEqual(await chat.locator('article.message.assistant').evaluateAll((all) => all.slice(-2).map((a) => a.textContent?.trim())), ['Echo: the first of two', 'Echo: typed while waiting']);
+  });
+
+  it('#2 stops retrying a rate limit after three automatic retries and offers Retry, which then answers', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    const before = openai.requests.length;
+    // Four requests from the panel (the first and three automatic retries), each tried three times upstream by Tollgate.
+    openai.failNext({ status: 429, times: 12 });
+    await chat.locator('#prompt').fill('never gives up?');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.countdown', { hasText: 'automatic retry 1 of 3' }).waitFor({ timeout: 30_000 });
+    const gaveUp = chat.locator('.notice', { hasText: 'Still failing after 3 automatic retries.' });
+    await gaveUp.waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(screenshots, 'chat-gave-up.png') });
+    assert.equal(openai.requests.length - before, 12);
+    assert.equal(await chat.locator('.countdown', { hasText: /Retrying in/ }).count(), 0, 'no countdown left running');
+    await gaveUp.getByRole('button', { name: 'Retry' }).click();
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: never gives up?' }).waitFor({ timeout: 30_000 });
+    assert.equal(openai.requests.length - before, 13);
+  });
+
+  it('#2 lets the user stop an automatic retry during its countdown', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    openai.failNext({ status: 429, times: 3 });
+    await chat.locator('#prompt').fill('stop counting');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.countdown', { hasText: /Retrying in \d+ s/ }).waitFor({ timeout: 30_000 });
+    const counting = chat.locator('.notice').last();
+    const sent = openai.requests.length;
+    await counting.getByRole('button', { name: 'Stop' }).click();
+    await chat.locator('.countdown', { hasText: 'Automatic retry stopped.' }).waitFor();
+    await counting.getByRole('button', { name: 'Retry' }).click();
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: stop counting' }).waitFor({ timeout: 30_000 });
+    assert.equal(openai.requests.length - sent, 1, 'only the Retry the user asked for reached the provider');
+  });
+
+  it('#2 reports a broken stream once, on the reply, with a Retry that replaces it', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    await chat.locator('#new-chat').click();
+    await chat.locator('article.message').first().waitFor({ state: 'detached' });
+    openai.dropAfterChunks(2);
+    try {
+      await chat.locator('#prompt').fill('a reply that breaks off midway');
+      await chat.locator('#prompt').press('Enter');
+      await chat.locator('.badge.incomplete').waitFor({ timeout: 30_000 });
+    } finally {
+      openai.dropAfterChunks(undefined);
+    }
+    assert.equal(await chat.locator('.badge.incomplete').count(), 1);
+    assert.equal(await chat.locator('.notice').count(), 0, 'no second report of the same break');
+    await page.screenshot({ path: join(screenshots, 'chat-incomplete.png') });
+    await chat.locator('.badge.incomplete').getByRole('button', { name: 'Retry' }).click();
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: a reply that breaks off midway' }).waitFor({ timeout: 30_000 });
+    assert.equal(await chat.locator('article.message.assistant').count(), 2, 'the cut-off reply stays on screen above the new one');
+  });
+
   it('sends the selected code to the chat with "Ask About Selection"', async () => {
     await openFile(page, 'people.sql');
     await page.keyboard.press('Control+A');
@@ -174,6 +263,23 @@ describe('VS Code extension, end to end in code-server', function () {
     await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: Explain this sql code' }).waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(screenshots, 'chat-ask-about-selection.png') });
   });
+
+  it('#3 restores the chat, its conversation and model after a window reload, and leaves no empty editor group', async () => {
+    const groups = await page.locator('.editor-group-container').count();
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    const chat = await webviewWith(page, 'article.message.user');
+    await chat.locator('article.message.user', { hasText: 'Explain this sql code' }).first().waitFor();
+    await chat.locator('article.message.assistant', { hasText: 'Echo: Explain this sql code' }).first().waitFor();
+    await chat.locator('#model option[value="fake-chat"]').waitFor({ state: 'attached', timeout: 30_000 });
+    assert.equal(await chat.locator('#model').inputValue(), 'fake-chat');
+    assert.equal(await page.locator('.editor-group-container.empty').count(), 0, 'no empty editor group');
+    await page.screenshot({ path: join(screenshots, 'chat-restored.png') });
+    await openFile(page, 'people.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    await (await webviewWith(page, 'table.grid')).locator('table.grid td', { hasText: 'Ada' }).first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.editor-group-container').count(), groups, 'the results opened in their old group, not a new one');
+  });
 });
 
 /** Runs a command by its title from the command palette (F1), as a user would. */
@@ -184,6 +290,15 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await input.fill(`>${title}`);
   // A click, not Enter: the list may still be re-rendering as results arrive, and Enter takes whatever is focused.
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
+}
+
+/** "Tollgate: Run SQL…": the statement typed into its input box. */
+async function runSqlInput(page: Page, sql: string): Promise<void> {
+  await runCommand(page, 'Tollgate: Run SQL…');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-widget', { hasText: 'Against database' }).waitFor();
+  await input.fill(sql);
+  await input.press('Enter');
 }
 
 async function pickQuickInput(page: Page, label: string): Promise<void> {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { exportFormats, type ExportFormat } from '../sql/format-results.js';
-import { createPanel, loadView } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView } from '../webview/panel-assets.js';
 import type { FromResultsView, ResultsState, ToResultsView } from '../webview/protocol.js';
 
 const extensions: Record<ExportFormat, string> = { csv: 'csv', json: 'json', markdown: 'md' };
@@ -11,17 +11,28 @@ export class ResultsPanel implements vscode.Disposable {
   #state: ResultsState | undefined;
   #viewReady = false;
 
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  readonly #serializer: vscode.Disposable;
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    // Restored after a window reload with what it last showed, in its own group: without this the
+    // group stayed behind empty and the next run opened yet another one (issue 18 #3).
+    this.#serializer = vscode.window.registerWebviewPanelSerializer('tollgate.results', {
+      deserializeWebviewPanel: async (panel, saved: { state?: ResultsState } | undefined) => {
+        this.#state ??= saved?.state;
+        this.#attach(panel);
+      },
+    });
+  }
 
   show(state: ResultsState): void {
     this.#state = state;
-    if (!this.#panel) this.#open();
-    else if (!this.#panel.visible) this.#panel.reveal(vscode.ViewColumn.Beside, true);
+    if (!this.#panel) this.#attach(createPanel(this.context, 'tollgate.results', 'SQL Results', vscode.ViewColumn.Beside));
+    else if (!this.#panel.visible) this.#panel.reveal(undefined, true);
     this.#post();
   }
 
-  #open(): void {
-    const panel = createPanel(this.context, 'tollgate.results', 'SQL Results', vscode.ViewColumn.Beside);
+  #attach(panel: vscode.WebviewPanel): void {
+    configurePanel(this.context, panel);
     this.#panel = panel;
     this.#viewReady = false;
     panel.onDidDispose(() => (this.#panel = undefined));
@@ -54,6 +65,7 @@ export class ResultsPanel implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.#serializer.dispose();
     this.#panel?.dispose();
   }
 }

@@ -63,6 +63,7 @@ export class SqlRunner implements vscode.Disposable {
     if (request.document) this.diagnostics.delete(request.document.uri);
     this.results.show({ kind: 'running', label: request.label, db });
     const abort = new AbortController();
+    this.host.noteSqlRun(db);
     const running = this.#execute(request.sql, db, abort.signal);
     const progress = setTimeout(() => showCancellableProgress(db, running, abort), PROGRESS_AFTER_MS);
     const outcome = await running;

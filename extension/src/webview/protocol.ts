@@ -1,4 +1,5 @@
 import type { Explanation } from '../chat/explain-error.js';
+import type { Recovery } from '../chat/retry-policy.js';
 import type { ExportFormat } from '../sql/format-results.js';
 
 /** What the results view shows. Rows travel whole; the view pages through them. */
@@ -14,14 +15,17 @@ export type FromResultsView = { type: 'export'; format: ExportFormat; to: 'clipb
 
 export type ToChatView =
   | { type: 'models'; models: string[]; selected: string | undefined }
-  | { type: 'user'; id: number; html: string }
+  | { type: 'user'; id: number; html: string; queued?: boolean }
+  | { type: 'dequeued'; id: number }
   | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean }
-  | { type: 'error'; id: number; explanation: Explanation }
-  | { type: 'busy'; busy: boolean };
+  | { type: 'error'; id: number; explanation: Explanation; recovery?: Recovery }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'clear' };
 
 export type FromChatView =
   | { type: 'ready' }
   | { type: 'send'; text: string; model: string }
   | { type: 'stop' }
-  | { type: 'retry' }
+  | { type: 'retry'; automatic?: boolean }
+  | { type: 'new' }
   | { type: 'action'; action: NonNullable<Explanation['action']> };

@@ -8,6 +8,8 @@ let page = 0;
 window.addEventListener('message', (event: MessageEvent<ToResultsView>) => {
   if (event.data.type !== 'show') return;
   page = 0;
+  // Kept by VS Code for the panel's serializer: a reloaded window shows the same result.
+  vscodeApi.setState({ state: event.data.state, pageSize: event.data.pageSize });
   render(event.data.state, event.data.pageSize);
 });
 send({ type: 'ready' });
