@@ -29,7 +29,7 @@ describe('@tollgate/client against a real Tollgate', () => {
 
   it('runs SQL and returns typed table and ok results', async () => {
     assert.deepEqual(await tg.sql('CREATE TABLE t(x); INSERT INTO t VALUES (?), (?)', { params: [1, 2] }), { type: 'ok', affected_rows: 2, context: { db: 'main' } });
-    assert.deepEqual(await tg.sql('SELECT x FROM t ORDER BY x'), { type: 'table', column_names: ['x'], data: [[1], [2]], context: { db: 'main' } });
+    assert.deepEqual(await tg.sql('SELECT x FROM t ORDER BY x'), { type: 'table', column_names: ['x'], column_types: [{ declared: null, storage: 'integer' }], data: [[1], [2]], context: { db: 'main' } });
     assert.deepEqual((await tg.sql('SELECT 1 AS one', { db: 'other' })).context, { db: 'other' });
   });
 

@@ -58,7 +58,7 @@ describe('extension: the in-process gateway of an editor session', () => {
     const { url, client } = await start();
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
     await client.sql('CREATE TABLE t(x); INSERT INTO t VALUES (1), (NULL)', { db: 'disk' });
-    assert.deepEqual(await client.sql('SELECT x FROM t ORDER BY x', { db: 'disk' }), { type: 'table', column_names: ['x'], data: [[null], [1]], context: { db: 'disk' } });
+    assert.deepEqual(await client.sql('SELECT x FROM t ORDER BY x', { db: 'disk' }), { type: 'table', column_names: ['x'], column_types: [{ declared: null, storage: 'integer' }], data: [[null], [1]], context: { db: 'disk' } });
     assert.ok(existsSync(join(dir, 'work.sqlite')), 'a file database lives relative to the workspace');
     const anonymous = await fetch(`${url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"SELECT 1"}' });
     assert.equal(anonymous.status, 401);

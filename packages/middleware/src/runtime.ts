@@ -1,6 +1,6 @@
 import type { ParsedConfig, ResolvedConfig } from './config/index.js';
 import { KeyRing } from './auth/index.js';
-import { SqlService } from './sql/index.js';
+import { SqlService, ungrantedWarning } from './sql/index.js';
 import { createPolicy, type AdminOperations, type Policy } from './policy/index.js';
 import { Gateway } from './gateway.js';
 import type { Clock } from './runtime-clock.js';
@@ -48,6 +48,10 @@ export class Runtime {
   }
 
   sql(): Promise<SqlService> {
+    if (!this.#sql) {
+      const warning = ungrantedWarning(this.config);
+      if (warning) this.options.logger.info(warning);
+    }
     this.#sql ??= SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets });
     return this.#sql;
   }

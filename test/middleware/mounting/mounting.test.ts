@@ -20,7 +20,7 @@ async function selectOne(url: string): Promise<unknown> {
   return response.json();
 }
 
-const expected = { type: 'table', column_names: ['one'], data: [[1]], context: { db: 'main' } };
+const expected = { type: 'table', column_names: ['one'], column_types: [{ declared: null, storage: 'integer' }], data: [[1]], context: { db: 'main' } };
 
 describe('mounting the middleware', () => {
   let gate: Tollgate;

@@ -48,12 +48,12 @@ describe('POST /api/sql/query', () => {
     await sql({ query: "INSERT INTO t(name) VALUES ('ada'), ('grace')" });
     const { status, body } = await sql({ query: 'SELECT id, name FROM t ORDER BY id' });
     assert.equal(status, 200);
-    assert.deepEqual(body, { type: 'table', column_names: ['id', 'name'], data: [[1, 'ada'], [2, 'grace']], context: { db: 'main' } });
+    assert.deepEqual(body, { type: 'table', column_names: ['id', 'name'], column_types: [{ declared: 'INTEGER', storage: 'integer' }, { declared: 'TEXT', storage: 'text' }], data: [[1, 'ada'], [2, 'grace']], context: { db: 'main' } });
   });
 
   it('answers type table also when no row matches', async () => {
     const { body } = await sql({ query: "SELECT name FROM t WHERE name = 'nobody'" });
-    assert.deepEqual(body, { type: 'table', column_names: ['name'], data: [], context: { db: 'main' } });
+    assert.deepEqual(body, { type: 'table', column_names: ['name'], column_types: [{ declared: 'TEXT', storage: null }], data: [], context: { db: 'main' } });
   });
 
   it('answers type ok with affected_rows for a write', async () => {
@@ -81,7 +81,7 @@ describe('POST /api/sql/query', () => {
   it('selects a named database with context.db, file-backed or in memory', async () => {
     await sql({ query: 'CREATE TABLE d(x); INSERT INTO d VALUES (1)', context: { db: 'disk' } });
     const { body } = await sql({ query: 'SELECT x FROM d', context: { db: 'disk' } });
-    assert.deepEqual(body, { type: 'table', column_names: ['x'], data: [[1]], context: { db: 'disk' } });
+    assert.deepEqual(body, { type: 'table', column_names: ['x'], column_types: [{ declared: null, storage: 'integer' }], data: [[1]], context: { db: 'disk' } });
     assert.equal((await sql({ query: 'SELECT x FROM d' })).body.error_code, 'no_such_table');
   });
 

@@ -48,7 +48,7 @@ describe('SqlService', () => {
     const behind = service.query({ query: 'INSERT INTO log VALUES (1)' });
     assert.equal(await runaway, '400 statement_timeout');
     assert.deepEqual(await behind, { type: 'ok', affected_rows: 1, context: { db: 'main' } });
-    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [[1]], context: { db: 'main' } });
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: 'integer' }], data: [[1]], context: { db: 'main' } });
   });
 
   it('never acknowledges a change the runaway restart threw away: it answers 503 rolled_back and the row is absent', async () => {
@@ -60,7 +60,7 @@ describe('SqlService', () => {
     const [insertOutcome, runawayOutcome] = await Promise.all([insert, runaway]);
     assert.equal(runawayOutcome, '400 statement_timeout');
     assert.equal(insertOutcome, '503 rolled_back');
-    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], data: [], context: { db: 'main' } });
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: null }], data: [], context: { db: 'main' } });
     await service.close();
     assert.deepEqual(await readFile(), []);
   });
@@ -76,11 +76,11 @@ describe('SqlService', () => {
     const service = await open();
     await service.query({ query: "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b')" });
     const byId = (id: number) => service.query({ query: 'SELECT * FROM t WHERE id = ?', params: [id] });
-    assert.deepEqual((await byId(1)).type === 'table' && (await byId(1)), { type: 'table', column_names: ['id', 'name'], data: [[1, 'a']], context: { db: 'main' } });
-    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name'], data: [[2, 'b']], context: { db: 'main' } });
+    assert.deepEqual((await byId(1)).type === 'table' && (await byId(1)), { type: 'table', column_names: ['id', 'name'], column_types: [{ declared: 'INTEGER', storage: 'integer' }, { declared: 'TEXT', storage: 'text' }], data: [[1, 'a']], context: { db: 'main' } });
+    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name'], column_types: [{ declared: 'INTEGER', storage: 'integer' }, { declared: 'TEXT', storage: 'text' }], data: [[2, 'b']], context: { db: 'main' } });
     await service.query({ query: "ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'n'; UPDATE t SET name = 'z' WHERE id = 2" });
-    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name', 'note'], data: [[2, 'z', 'n']], context: { db: 'main' } });
-    assert.deepEqual(await byId(3), { type: 'table', column_names: ['id', 'name', 'note'], data: [], context: { db: 'main' } });
+    assert.deepEqual(await byId(2), { type: 'table', column_names: ['id', 'name', 'note'], column_types: [{ declared: 'INTEGER', storage: 'integer' }, { declared: 'TEXT', storage: 'text' }, { declared: 'TEXT', storage: 'text' }], data: [[2, 'z', 'n']], context: { db: 'main' } });
+    assert.deepEqual(await byId(3), { type: 'table', column_names: ['id', 'name', 'note'], column_types: [{ declared: 'INTEGER', storage: null }, { declared: 'TEXT', storage: null }, { declared: 'TEXT', storage: null }], data: [], context: { db: 'main' } });
   });
 
   // Sent together, the second run of a statement finds it prepared and kept from the first: these check
@@ -96,7 +96,7 @@ describe('SqlService', () => {
     const failing = insertTwo(5, 1);
     assert.equal(await insertTwo(6, 2), '400 constraint_violation');
     assert.equal(await failing, '400 constraint_violation');
-    assert.deepEqual(await service.query({ query: 'SELECT n FROM log ORDER BY n' }), { type: 'table', column_names: ['n'], data: [[1], [2], [3], [4]], context: { db: 'main' } });
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log ORDER BY n' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: 'integer' }], data: [[1], [2], [3], [4]], context: { db: 'main' } });
   });
 
   it('treats a repeated UPDATE … RETURNING as the write it is: its rows answer and it is on disk when acknowledged', async () => {
@@ -104,9 +104,9 @@ describe('SqlService', () => {
     await service.query({ query: 'CREATE TABLE log(n INTEGER); INSERT INTO log VALUES (1), (2)' });
     const bump = (n: number) => service.query({ query: 'UPDATE log SET n = n + 10 WHERE n = ? RETURNING n', params: [n] });
     const first = bump(1);
-    assert.deepEqual(await bump(2), { type: 'table', column_names: ['n'], data: [[12]], context: { db: 'main' } });
+    assert.deepEqual(await bump(2), { type: 'table', column_names: ['n'], column_types: [{ declared: null, storage: 'integer' }], data: [[12]], context: { db: 'main' } });
     assert.deepEqual(await readFile(), [11, 12]);
-    assert.deepEqual(await first, { type: 'table', column_names: ['n'], data: [[11]], context: { db: 'main' } });
+    assert.deepEqual(await first, { type: 'table', column_names: ['n'], column_types: [{ declared: null, storage: 'integer' }], data: [[11]], context: { db: 'main' } });
   });
 
   it('answers 413 for a statement over maxStatementBytes and runs nothing', async () => {

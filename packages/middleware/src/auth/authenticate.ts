@@ -19,18 +19,20 @@ export function presentedKey(req: IncomingMessage): string | undefined {
 
 /**
  * Step 2 of the pipeline: a missing, malformed, unknown or revoked key — or one without the scope the
- * endpoint needs — answers 401 with no code (contract §5 rule 2).
+ * endpoint needs (any one of `scope`, when several would do) — answers 401 with no code (contract §5 rule 2).
  *
  * @example
  * const principal = await authenticate(req, runtime.keys, 'sql');
  */
-export async function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope): Promise<Principal> {
+export async function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope | readonly Scope[]): Promise<Principal> {
   const key = presentedKey(req);
   if (!key) throw new ServiceError('unauthorized', 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
   const sha256 = hashOnConnection(req, key);
   const record = keys.find(sha256) ?? (await keys.resolve(sha256));
   if (!record || record.revoked) throw new ServiceError('unauthorized', 'Invalid or revoked API key');
-  if (!record.scopes.includes(scope)) throw new ServiceError('forbidden_scope', `This API key lacks the "${scope}" scope`);
+  if (typeof scope === 'string' ? !record.scopes.includes(scope) : !scope.some((one) => record.scopes.includes(one))) {
+    throw new ServiceError('forbidden_scope', `This API key lacks the "${typeof scope === 'string' ? scope : scope.join('" or "')}" scope`);
+  }
   return { keyId: record.keyId, org: record.org, scopes: record.scopes };
 }
 

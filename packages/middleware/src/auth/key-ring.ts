@@ -2,7 +2,8 @@ import { hash, randomBytes, randomUUID } from 'node:crypto';
 import type { KeyConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 
-export type Scope = 'models' | 'sql';
+/** `sql:read`: the SQL endpoint, statements that cannot write only. */
+export type Scope = 'models' | 'sql' | 'sql:read';
 
 /** Who a request is, once its key checked out. */
 export interface Principal {

@@ -32,8 +32,8 @@ export function registerAdminCommand(program: Command): void {
   const keys = admin.command('keys').description('create or revoke API keys');
   keys
     .command('create <org>')
-    .option('--scopes <scopes>', 'comma-separated: models,sql', 'models,sql')
-    .action((org: string, options: { scopes: string }) => run((ops) => ops.createKey(org, options.scopes.split(',') as ('models' | 'sql')[]))());
+    .option('--scopes <scopes>', 'comma-separated: models, sql, sql:read', 'models,sql')
+    .action((org: string, options: { scopes: string }) => run((ops) => ops.createKey(org, options.scopes.split(',') as ('models' | 'sql' | 'sql:read')[]))());
   keys.command('revoke <keyOrId>').action((keyOrId: string) => run(async (ops) => ({ revoked: await ops.revokeKey(keyOrId) }))());
   admin.command('usage <org>').description('balances and totals of an organization').action((org: string) => run((ops) => ops.usage(org))());
 }

@@ -24,7 +24,8 @@ export function embeddedConfig(dataDir: string): { config: ConfigInput; devKey: 
       keys: [{ sha256: hashKey(devKey), org: 'local', id: 'dev-key', scopes: ['models', 'sql'] }],
       organizations: { local: { wallet: 10 } },
       store: { kind: 'memory', file: join(dataDir, 'state.json') },
-      sql: { databases: { main: { file: join(dataDir, 'main.sqlite') } }, default: 'main' },
+      // Its one organization is granted its database, as every database should be (README "Databases and organizations").
+      sql: { databases: { main: { file: join(dataDir, 'main.sqlite'), access: { local: 'write' } } }, default: 'main' },
     },
   };
 }

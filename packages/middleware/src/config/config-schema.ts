@@ -12,7 +12,8 @@ const keyEntry = z
     sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex digits').optional(),
     id: z.string().min(1).optional(),
     org: z.string().min(1),
-    scopes: z.array(z.enum(['models', 'sql'])).default(['models', 'sql']),
+    /** `sql:read` reaches the SQL endpoint for statements that cannot write (README "Databases and organizations"). */
+    scopes: z.array(z.enum(['models', 'sql', 'sql:read'])).default(['models', 'sql']),
   })
   .strict()
   .refine((entry) => (entry.key === undefined) !== (entry.sha256 === undefined), {
@@ -92,12 +93,27 @@ const store = z.discriminatedUnion('kind', [
 
 const sql = z
   .object({
-    databases: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, 'database names are letters, digits, _ . -'), z.object({ file: z.string().optional() }).strict()).default({ main: {} }),
+    databases: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]+$/, 'database names are letters, digits, _ . -'),
+        z
+          .object({
+            file: z.string().optional(),
+            /** Organizations that reach this database (`*`: every one); absent: every organization may write. */
+            access: z.record(z.string().min(1), z.enum(['read', 'write'])).optional(),
+          })
+          .strict(),
+      )
+      .default({ main: {} }),
     default: z.string().default('main'),
     auth: z.boolean().default(true),
     maxStatementBytes: z.number().int().positive().default(1_048_576),
     maxRows: z.number().int().positive().default(10_000),
     timeoutMs: z.number().int().positive().default(5_000),
+    /** Largest answer in bytes of its values as sent; past it: 400 result_too_large. */
+    maxResultBytes: z.number().int().positive().default(64 * 1_048_576),
+    /** How long a streamed (NDJSON) answer may hold its database. */
+    streamTimeoutMs: z.number().int().positive().default(60_000),
   })
   .strict()
   .refine((s) => s.default in s.databases, { message: 'sql.default must name one of sql.databases', path: ['default'] });
@@ -115,7 +131,7 @@ export const configSchema = z
     /** When false, only the configured models are served (no default catalog). */
     defaultCatalog: z.boolean().default(true),
     store: store.default({ kind: 'memory' }),
-    sql: sql.default({ databases: { main: {} }, default: 'main', auth: true, maxStatementBytes: 1_048_576, maxRows: 10_000, timeoutMs: 5_000 }),
+    sql: sql.default({ databases: { main: {} }, default: 'main', auth: true, maxStatementBytes: 1_048_576, maxRows: 10_000, timeoutMs: 5_000, maxResultBytes: 64 * 1_048_576, streamTimeoutMs: 60_000 }),
     recoveryUrl: z.string().default('/console/billing'),
     /** DESIGN "does better": the §7.2 headers on `/v1/messages` errors are off unless this is on. */
     anthropicDenialHeaders: z.boolean().default(false),

@@ -1,20 +1,32 @@
 import { z } from 'zod';
 import { authenticate } from '../auth/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
+import type { SqlCaller } from '../sql/index.js';
 import { parseBody } from '../validate/index.js';
 import type { RequestContext } from './request-context.js';
+import { streamSqlAnswer, wantsNdjson } from './sql-stream.js';
 
 const sqlValue = z.union([z.number(), z.string(), z.boolean(), z.null()]);
 
-/** Wire schema of `POST /api/sql/query` (contract §2.1; `params` and `context.db` are Tollgate's). */
-export const sqlQueryBody = z.object({
-  query: z.string().min(1, 'query must not be empty'),
-  params: z.union([z.array(sqlValue), z.record(z.string(), sqlValue)]).optional(),
-  context: z.object({ db: z.string().min(1).optional() }).optional(),
-});
+/** Wire schema of `POST /api/sql/query` (contract §2.1; everything but `query` is Tollgate's and optional). */
+export const sqlQueryBody = z
+  .object({
+    query: z.string().min(1, 'query must not be empty'),
+    params: z.union([z.array(sqlValue), z.record(z.string(), sqlValue)]).optional(),
+    context: z.object({ db: z.string().min(1).optional() }).optional(),
+    /** `all`: every statement's result (`type: "results"`); default `last`, the contract's answer. */
+    results: z.enum(['last', 'all']).optional(),
+    /** `ndjson`: the last statement's rows streamed, one line each (also `Accept: application/x-ndjson`). */
+    format: z.enum(['json', 'ndjson']).optional(),
+  })
+  .refine((body) => !(body.results === 'all' && body.format === 'ndjson'), { message: 'results "all" cannot be streamed: stream one statement at a time', path: ['results'] });
+
+/** Scopes that reach the SQL endpoint: `sql`, or `sql:read` for statements that cannot write. */
+const sqlScopes = ['sql', 'sql:read'] as const;
 
 /**
- * `POST /api/sql/query`: one SQL text, possibly several statements, against a named database.
+ * `POST /api/sql/query`: one SQL text, possibly several statements, against a named database the key's
+ * organization was granted.
  *
  * @example
  * curl -H 'Authorization: Bearer $KEY' -d '{"query":"SELECT 1 AS one"}' http://127.0.0.1:8787/api/sql/query
@@ -24,9 +36,13 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const sqlConfig = runtime.config.sql;
   // The statement limit doubles as the body limit, with room for the JSON around it.
   const raw = await readJsonBody(ctx.req, { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, parsed: ctx.parsedBody });
-  if (sqlConfig.auth) await authenticate(ctx.req, await runtime.keyRing(), 'sql');
+  const principal = sqlConfig.auth ? await authenticate(ctx.req, await runtime.keyRing(), sqlScopes) : undefined;
+  const caller: SqlCaller | undefined = principal && { org: principal.org, readOnlyScope: !principal.scopes.includes('sql') };
   const body = parseBody(sqlQueryBody, raw);
   const sql = await runtime.sql();
-  const result = await sql.query({ query: body.query, params: body.params, db: body.context?.db }, ctx.departure);
+  const request = { query: body.query, params: body.params, db: body.context?.db, allResults: body.results === 'all' };
+  // An Accept header is a preference: a request for every statement's result is answered as JSON.
+  if (body.format === 'ndjson' || (body.format === undefined && !request.allResults && wantsNdjson(ctx.req))) return streamSqlAnswer(ctx, sql, request, caller);
+  const result = await sql.query(request, ctx.departure, caller);
   sendJson(ctx.res, 200, result);
 }

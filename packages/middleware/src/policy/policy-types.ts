@@ -60,7 +60,7 @@ export interface UsageReport {
 export interface AdminOperations {
   topUp(org: string, usd: number): Promise<{ wallet: number }>;
   setPaymentMethod(org: string, hasPaymentMethod: boolean): Promise<void>;
-  createKey(org: string, scopes?: ('models' | 'sql')[]): Promise<{ key: string; keyId: string }>;
+  createKey(org: string, scopes?: ('models' | 'sql' | 'sql:read')[]): Promise<{ key: string; keyId: string }>;
   revokeKey(keyOrId: string): Promise<boolean>;
   usage(org: string): Promise<UsageReport>;
 }

@@ -1,3 +1,5 @@
 export { SqlService } from './sql-service.js';
 export { scanPlaceholders } from './scan-placeholders.js';
-export type { SqlQuery, SqlResult, SqlValue, SqlParams } from './sql-types.js';
+export { ungrantedWarning, type SqlCaller } from './access-grants.js';
+export type { ColumnType, StorageClass } from './column-types.js';
+export type { SqlQuery, SqlResult, SqlStatementResult, SqlStreamEnd, SqlValue, SqlParams } from './sql-types.js';

@@ -25,7 +25,9 @@ export function scanPlaceholders(sql: string): Placeholders {
     } else if (c === '-' && sql[i + 1] === '-') {
       i = sql.indexOf('\n', i) + 1 || sql.length;
     } else if (c === '/' && sql[i + 1] === '*') {
-      i = sql.indexOf('*/', i + 2) + 2 || sql.length;
+      // An unterminated comment runs to the end (as SQLite reads it); `indexOf(…) + 2 || length` went back to 1 and looped.
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
     } else if (c === '?') {
       positional++;
       i++;

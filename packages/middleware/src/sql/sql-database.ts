@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
 import { writeFileAtomic } from './atomic-write.js';
-import type { QueryOutcome, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
+import type { QueryOutcome, RequestLimits, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 
 export interface SqlDatabaseOptions {
@@ -28,6 +28,17 @@ interface Flight {
   cancelled?: boolean;
   /** When it became the oldest in flight, i.e. started running (performance.now()). */
   runningSince?: number;
+  /** A streamed answer's chunks, as the worker posts them. */
+  onRows?: (text: string) => void;
+  /** Its own time limit (a streamed answer's), instead of `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** How one query runs: its limits, and where a streamed answer's chunks go. */
+export interface QueryOptions {
+  limits: RequestLimits;
+  onRows?: (text: string) => void;
+  timeoutMs?: number;
 }
 
 /** A request whose change the worker made but no export has captured yet: acknowledged only once one has. */
@@ -77,9 +88,9 @@ export class SqlDatabase {
   }
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
-  async query(query: string, params: SqlParams | undefined, client?: CancelSignal): Promise<QueryOutcome> {
+  async query(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
     if (client?.aborted) throw this.#cancelledError();
-    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows });
+    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows, limits: options.limits }, options);
     const cancel = () => this.#cancel(id);
     client?.once('abort', cancel);
     let response: WorkerResponse;
@@ -140,12 +151,12 @@ export class SqlDatabase {
     this.#headChanged();
   }
 
-  #send(request: WorkerRequest): { id: number; answer: Promise<WorkerResponse> } {
+  #send(request: WorkerRequest, options?: Pick<QueryOptions, 'onRows' | 'timeoutMs'>): { id: number; answer: Promise<WorkerResponse> } {
     const id = ++this.#nextId;
     const message = { ...request, id };
     let settle!: Pick<Flight, 'resolve' | 'reject'>;
     const answer = new Promise<WorkerResponse>((resolve, reject) => (settle = { resolve, reject }));
-    this.#queue.set(id, { request: message, answer, ...settle });
+    this.#queue.set(id, { request: message, answer, onRows: options?.onRows, timeoutMs: options?.timeoutMs, ...settle });
     if (this.#worker) {
       this.#post(message);
       if (this.#queue.size === 1) this.#headChanged();
@@ -172,6 +183,7 @@ export class SqlDatabase {
     if (worker !== this.#worker) return;
     const flight = this.#queue.get(response.id);
     if (!flight) return;
+    if (response.kind === 'rows') return flight.onRows?.(response.text);
     this.#queue.delete(response.id);
     this.#headChanged();
     flight.resolve(response);
@@ -201,9 +213,10 @@ export class SqlDatabase {
     const head = this.#queue.entries().next();
     if (!this.#worker || head.done || head.value[1].request.kind !== 'query') return;
     const [id, flight] = head.value;
-    const remaining = (flight.runningSince ?? performance.now()) + this.options.timeoutMs - performance.now();
+    const limit = flight.timeoutMs ?? this.options.timeoutMs;
+    const remaining = (flight.runningSince ?? performance.now()) + limit - performance.now();
     if (flight.cancelled) this.#stopRunning(id, this.#cancelledError());
-    else if (remaining <= 0) this.#stopRunning(id, this.#timedOutError());
+    else if (remaining <= 0) this.#stopRunning(id, this.#timedOutError(limit));
     else this.#armWatchdog(remaining);
   }
 
@@ -228,8 +241,8 @@ export class SqlDatabase {
     this.#restart();
   }
 
-  #timedOutError(): ServiceError {
-    return new ServiceError('sql_error', `The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } });
+  #timedOutError(limit: number): ServiceError {
+    return new ServiceError('sql_error', `The statement ran longer than ${limit} ms (sql.${limit === this.options.timeoutMs ? 'timeoutMs' : 'streamTimeoutMs'}) and was stopped; the database is back at its last committed state`, { code: 'statement_timeout', context: { db: this.options.name } });
   }
 
   #cancelledError(): ServiceError {

@@ -4,8 +4,13 @@ import { fileURLToPath } from 'node:url';
 import type { SqlConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
+import { AccessGrants, type SqlCaller } from './access-grants.js';
 import { SqlDatabase } from './sql-database.js';
-import type { SqlQuery, SqlResult } from './sql-types.js';
+import type { QueryOutcome, StatementResult } from './sql-worker-protocol.js';
+import type { SqlQuery, SqlResult, SqlStatementResult, SqlStreamEnd } from './sql-types.js';
+
+/** Chunks of about 64 KiB a streamed answer may have in flight between the worker and the socket. */
+const STREAM_CREDIT = 4;
 
 /**
  * The SQL endpoint's engine: the configured named databases, each in its own worker.
@@ -17,8 +22,8 @@ import type { SqlQuery, SqlResult } from './sql-types.js';
 export class SqlService {
   private constructor(
     private readonly databases: Map<string, SqlDatabase>,
-    private readonly defaultDb: string,
-    private readonly maxStatementBytes: number,
+    private readonly config: SqlConfig,
+    private readonly grants = new AccessGrants(config.databases),
   ) {}
 
   static async open(config: SqlConfig, options: { baseDir: string; wasmPath?: string; workerUrl?: URL }): Promise<SqlService> {
@@ -31,7 +36,7 @@ export class SqlService {
         new SqlDatabase({ name, file: db.file ? resolve(options.baseDir, db.file) : undefined, wasmPath, workerUrl, timeoutMs: config.timeoutMs, maxRows: config.maxRows }),
       ]),
     );
-    const service = new SqlService(databases, config.default, config.maxStatementBytes);
+    const service = new SqlService(databases, config);
     try {
       // A database that cannot load (a corrupt file, a missing wasm) fails ready(), not the first query.
       await Promise.all([...databases.values()].map((db) => db.ready()));
@@ -42,22 +47,68 @@ export class SqlService {
     return service;
   }
 
-  async query(request: SqlQuery, client?: CancelSignal): Promise<SqlResult> {
-    if (Buffer.byteLength(request.query) > this.maxStatementBytes) {
-      throw new ServiceError('request_too_large', `The statement is larger than ${this.maxStatementBytes} bytes (sql.maxStatementBytes)`);
-    }
-    const name = request.db ?? this.defaultDb;
-    const database = this.databases.get(name);
-    if (!database) {
-      throw new ServiceError('sql_error', `Unknown database "${name}"; configured: ${[...this.databases.keys()].join(', ')}`, { code: 'unknown_database', context: { db: name } });
-    }
-    const outcome = await database.query(request.query, request.params, client);
+  /**
+   * Runs one request for `caller` (undefined when `sql.auth` is off). A database the caller's organization
+   * was not granted answers exactly like one that does not exist.
+   */
+  async query(request: SqlQuery, client?: CancelSignal, caller?: SqlCaller): Promise<SqlResult> {
+    const { name, database, readOnly } = this.#open(request, caller);
+    const limits = { readOnly, maxResultBytes: this.config.maxResultBytes, allResults: request.allResults === true, streamCredit: null };
+    const outcome = await database.query(request.query, request.params, client, { limits });
     const context = { db: name };
-    if (outcome.type === 'table') return { type: 'table', column_names: outcome.column_names, data: outcome.data, context };
-    return { type: 'ok', affected_rows: outcome.affected_rows, context };
+    if (outcome.results) return { type: 'results', results: outcome.results.map((result) => answerOf(result, context)), context };
+    return answerOf(outcome, context);
+  }
+
+  /**
+   * Runs one request and streams its last statement's rows as NDJSON text to `onRows`: a header line, then a
+   * line per row, in chunks of about 64 KiB. The worker sends a chunk only while it holds credit; `onRows`
+   * gets a `release` to call once the chunk left (the socket took it), which gives one back.
+   */
+  async stream(request: SqlQuery, client: CancelSignal | undefined, caller: SqlCaller | undefined, onRows: (text: string, release: () => void) => void): Promise<SqlStreamEnd> {
+    const { name, database, readOnly } = this.#open(request, caller);
+    const credit = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+    credit[0] = STREAM_CREDIT;
+    const release = () => {
+      Atomics.add(credit, 0, 1);
+      Atomics.notify(credit, 0);
+    };
+    const limits = { readOnly, maxResultBytes: this.config.maxResultBytes, allResults: false, streamCredit: credit };
+    const outcome = await database.query(request.query, request.params, client, { limits, onRows: (text) => onRows(text, release), timeoutMs: this.config.streamTimeoutMs });
+    const context = { db: name };
+    if (outcome.type === 'ok') return { type: 'ok', affected_rows: outcome.affected_rows, context };
+    return { type: 'table', row_count: outcome.row_count ?? 0, column_types: outcome.column_types, context };
+  }
+
+  /** Databases without an `access` grant: every organization may write them. */
+  ungrantedDatabases(): string[] {
+    return this.grants.ungranted();
+  }
+
+  #open(request: SqlQuery, caller: SqlCaller | undefined): { name: string; database: SqlDatabase; readOnly: boolean } {
+    if (Buffer.byteLength(request.query) > this.config.maxStatementBytes) {
+      throw new ServiceError('request_too_large', `The statement is larger than ${this.config.maxStatementBytes} bytes (sql.maxStatementBytes)`);
+    }
+    const name = request.db ?? this.config.default;
+    const access = this.grants.accessOf(name, caller);
+    const database = this.databases.get(name);
+    if (!database || !access) {
+      // The same answer for a database that exists but is not granted: its name tells nothing to another tenant.
+      const reaches = `this key reaches: ${this.grants.visibleTo(caller).join(', ') || 'none'}`;
+      // Nor is the default's name told to a key that may not use it.
+      if (request.db === undefined) throw new ServiceError('sql_error', `No database named in context.db, and this key does not reach the default one; ${reaches}`, { code: 'unknown_database', context: {} });
+      throw new ServiceError('sql_error', `Unknown database "${name}"; ${reaches}`, { code: 'unknown_database', context: { db: name } });
+    }
+    return { name, database, readOnly: access === 'read' };
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.databases.values()].map((db) => db.close()));
   }
+}
+
+/** One statement's result as the wire shows it (contract §2.2), with the request's context. */
+function answerOf(result: StatementResult | QueryOutcome, context: { db: string }): SqlStatementResult {
+  if (result.type === 'table') return { type: 'table', column_names: result.column_names, column_types: result.column_types, data: result.data, context };
+  return { type: 'ok', affected_rows: result.affected_rows, context };
 }

@@ -1,3 +1,5 @@
+import type { ColumnType } from './column-types.js';
+
 /** A query as the SQL endpoint receives it (DESIGN "SQL endpoint"). */
 export interface SqlQuery {
   query: string;
@@ -5,12 +7,22 @@ export interface SqlQuery {
   params?: SqlParams;
   /** Database name; the configured default when absent. */
   db?: string;
+  /** Answer with every statement's result (`type: "results"`), not only the last one's. */
+  allResults?: boolean;
 }
 
 export type SqlValue = number | string | null | boolean;
 export type SqlParams = SqlValue[] | Record<string, SqlValue>;
 
-/** Contract §2.2 result shapes. `affected_rows` is Tollgate's addition on `ok` for writes. */
-export type SqlResult =
+/** One statement's answer: contract §2.2 shapes. `affected_rows` and `column_types` are Tollgate's additions. */
+export type SqlStatementResult =
   | { type: 'ok'; context: { db: string }; affected_rows?: number }
-  | { type: 'table'; column_names: string[]; data: unknown[][]; context: { db: string } };
+  | { type: 'table'; column_names: string[]; column_types: ColumnType[]; data: unknown[][]; context: { db: string } };
+
+/** The answer: the last statement's result, or, when asked for, every statement's (`type: "results"`). */
+export type SqlResult = SqlStatementResult | { type: 'results'; results: SqlStatementResult[]; context: { db: string } };
+
+/** A streamed answer's end: the last statement's result without its rows (they went to the stream). */
+export type SqlStreamEnd =
+  | { type: 'ok'; context: { db: string }; affected_rows?: number }
+  | { type: 'table'; row_count: number; column_types: ColumnType[]; context: { db: string } };

@@ -2,19 +2,18 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import initSqlJs, { type BindParams, type Database, type Statement } from 'sql.js';
 import { classifySqlError } from './classify-sql-error.js';
+import { ColumnClasses, type ColumnType } from './column-types.js';
+import { declaredTypes } from './declared-types.js';
+import { RequestFailure } from './request-failure.js';
+import { ResultBudget } from './result-budget.js';
+import { RowStream } from './row-stream.js';
 import { scanPlaceholders, type Placeholders } from './scan-placeholders.js';
+import { SQLITE_BLOB, SQLITE_NULL, SQLITE_TEXT, SqliteColumns } from './sqlite-columns.js';
+import { readStatementHead } from './statement-head.js';
+import { checkBeforeCompile, checkCompiled } from './statement-policy.js';
+import { inspectProgram } from './statement-program.js';
 import type { SqlParams } from './sql-types.js';
-import type { QueryOutcome, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
-
-/** Thrown inside a request to roll it back with a specific error code. */
-class RequestFailure extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
+import type { QueryOutcome, RequestLimits, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 
 const { wasmPath, image } = workerData as WorkerData;
 const wasm = readFileSync(wasmPath);
@@ -24,6 +23,7 @@ configure();
 // sql.js reads the image lazily: touch the schema now so a file that is not a database fails the start.
 db.exec('SELECT count(*) FROM sqlite_master');
 const helpers = prepareHelpers();
+const columns = SqliteColumns.discover(SQL, db);
 
 /**
  * The database lives in the worker's in-memory file system and only this worker opens it: an exclusive
@@ -55,7 +55,7 @@ parentPort!.on('message', (requests: WorkerRequest[]) => {
 function answer(request: WorkerRequest): void {
   let response: WorkerResponse;
   try {
-    response = request.kind === 'export' ? { kind: 'exported', id: request.id, bytes: exportImage() } : { kind: 'result', id: request.id, result: runRequest(request.query, request.params, request.maxRows) };
+    response = request.kind === 'export' ? { kind: 'exported', id: request.id, bytes: exportImage() } : { kind: 'result', id: request.id, result: runRequest(request) };
   } catch (error) {
     const code = error instanceof RequestFailure ? error.code : classifySqlError((error as Error).message);
     const { statementIndex } = error as { statementIndex?: number };
@@ -72,27 +72,56 @@ parentPort!.postMessage({ kind: 'ready' });
  * A kept statement that cannot write needs neither the savepoint nor the change check: SQLite runs a
  * single statement atomically, and the three helper statements were most of a point select's work.
  */
-function runRequest(query: string, params: SqlParams | undefined, maxRows: number): QueryOutcome {
+function runRequest(request: QueryRequest): QueryOutcome {
+  const { query, limits } = request;
   const kept = statementCache.get(query);
+  // Decided before a run, never right after a write: an EXPLAIN resets changes().
+  if (kept && kept.readOnly === undefined) kept.readOnly = !inspectProgram(db, kept.text).canWrite;
+  if (kept && limits.readOnly && !kept.readOnly) throw tagStatement(refuseWrite(), 0);
+  const run = new RequestRun(request);
   // `changed` before the spread: a key added after one gives every result a hidden class of its own in V8.
-  if (kept?.readOnly) return { changed: false, ...runKept(kept, params, maxRows) };
+  if (kept?.readOnly && !limits.allResults) return { changed: false, ...runKept(kept, run) };
   const before = changeMarker();
   runHelper(helpers.begin);
   try {
-    const outcome = kept ? runKept(kept, params, maxRows) : runStatements(query, params, maxRows);
+    const outcome = kept ? runKept(kept, run) : runStatements(query, run);
     runHelper(helpers.release);
-    return { changed: changeMarker() !== before, ...outcome };
+    const changed = changeMarker() !== before;
+    return limits.allResults ? { changed, results: run.results, ...outcome } : { changed, ...outcome };
   } catch (error) {
     db.exec('ROLLBACK TO tollgate_request; RELEASE tollgate_request');
     throw error;
   }
 }
 
-function runKept(kept: KeptStatement, params: SqlParams | undefined, maxRows: number): StatementResult {
-  const binder = new ParamBinder(params);
+type QueryRequest = Extract<WorkerRequest, { kind: 'query' }>;
+
+/** What one request's statements share: its parameters, its answer's budget and, when asked, every result. */
+class RequestRun {
+  readonly binder: ParamBinder;
+  readonly budget: ResultBudget;
+  readonly results: StatementResult[] = [];
+
+  constructor(readonly request: QueryRequest) {
+    this.binder = new ParamBinder(request.params);
+    this.budget = new ResultBudget(request.limits.maxResultBytes);
+  }
+
+  get limits(): RequestLimits {
+    return this.request.limits;
+  }
+}
+
+function refuseWrite(): RequestFailure {
+  return new RequestFailure('This key may only read this database (a "read" grant or the sql:read scope); the statement can write', 'read_only');
+}
+
+function runKept(kept: KeptStatement, run: RequestRun): StatementResult {
   try {
-    const result = runStatement(kept.statement, binder.next(kept.placeholders), maxRows);
-    binder.assertAllUsed();
+    kept.declared ??= declaredTypes(db, kept.text);
+    const result = runStatement(kept.statement, run.binder.next(kept.placeholders), run, { keep: true, declared: kept.declared, stream: true });
+    run.binder.assertAllUsed();
+    if (run.limits.allResults) run.results.push(result);
     return result;
   } catch (error) {
     throw tagStatement(error, 0);
@@ -101,29 +130,64 @@ function runKept(kept: KeptStatement, params: SqlParams | undefined, maxRows: nu
   }
 }
 
-function runStatements(query: string, params: SqlParams | undefined, maxRows: number): StatementResult {
-  const binder = new ParamBinder(params);
+/**
+ * Walks the statements under the statement policy (README "Statement policy"): each one's head is read
+ * from the text with SQLite's lexical rules and checked before SQLite compiles it (a PRAGMA acts while it
+ * compiles), then its program is checked before it runs. `position` follows the text statement by
+ * statement: sqlite3_sql gives each statement's exact text, so they add up to the query (checked).
+ */
+function runStatements(query: string, run: RequestRun): StatementResult {
+  const { limits } = run;
+  const statements = db.iterateStatements(query);
   let last: StatementResult | undefined;
-  // The statement being compiled (the iterator throws when one does not compile) or run, 0-based.
+  let canWrite: boolean | undefined;
+  let position = 0;
+  // The statement being checked, compiled (the iterator throws when one does not compile) or run, 0-based.
   let index = 0;
   try {
-    for (const statement of db.iterateStatements(query)) {
+    for (let head = readStatementHead(query, 0); head; index++) {
+      checkBeforeCompile(head);
+      const next = statements.next();
+      if (next.done) break;
+      const statement = next.value;
       try {
         const sql = statement.getSQL();
-        refuseTransactionControl(sql);
-        last = runStatement(statement, binder.next(params === undefined ? undefined : scanPlaceholders(sql)), maxRows);
+        if (!query.startsWith(sql, position)) throw new Error('statement text out of step with the query');
+        position += sql.length;
+        const text = query.slice(head.start, position);
+        canWrite = checkCompiled(db, head, text, limits.readOnly);
+        const following = readStatementHead(query, position);
+        const bound = run.binder.next(run.request.params === undefined ? undefined : scanPlaceholders(sql));
+        // Only answering statements' rows are read; the others run to their end unread.
+        const keep = following === undefined || limits.allResults;
+        const declared = keep && statement.getColumnNames().length > 0 ? declaredTypes(db, text) : undefined;
+        last = runStatement(statement, bound, run, { keep, declared, stream: following === undefined });
+        if (limits.allResults) run.results.push(last);
+        if (head.tokens[0]?.kind === 'word' && schemaKeywords.has(head.tokens[0].text)) forgetDeclaredTypes();
+        head = following;
       } finally {
         statement.free();
       }
-      index++;
     }
   } catch (error) {
     throw tagStatement(error, index);
+  } finally {
+    // The iterator holds a copy of the query in the wasm heap until it is exhausted or returned: the walk
+    // stops at the last statement's end (or a failure), so return it, or each request would leak its text.
+    (statements as unknown as Iterator<Statement>).return?.();
   }
-  binder.assertAllUsed();
+  run.binder.assertAllUsed();
   if (!last) throw new RequestFailure('The query contains no SQL statement', 'empty_query');
-  if (index === 1) remember(query);
+  if (index === 1) remember(query, canWrite);
   return last;
+}
+
+/** Statements that can change a table's columns or their types (writable_schema is refused). */
+const schemaKeywords = new Set(['CREATE', 'DROP', 'ALTER']);
+
+/** Kept statements read their result columns' declared types again: the schema they came from changed. */
+function forgetDeclaredTypes(): void {
+  for (const kept of statementCache.values()) kept.declared = undefined;
 }
 
 /** Marks which statement (0-based) failed, so an editor can point at it. */
@@ -135,19 +199,25 @@ function tagStatement(error: unknown, statementIndex: number): unknown {
 /**
  * Single-statement queries, prepared once by their exact text: applications send the same few queries
  * with different params, and compiling them again each time was a large share of a point select.
+ * A kept statement passed the statement policy when it first ran; SQLite recompiles it on schema changes,
+ * never rewrites it, so that verdict holds.
  */
 interface KeptStatement {
   statement: Statement;
   placeholders: Placeholders;
-  /** Decided once from its bytecode; a kept statement is recompiled on schema changes, never rewritten. */
-  readOnly: boolean;
+  /** Decided once from its bytecode, before a run (undefined until then, when its first run did not tell). */
+  readOnly: boolean | undefined;
+  /** Its text from its first token. */
+  text: string;
+  /** Declared types of its result columns, read again after a request that changed the schema. */
+  declared: (string | null)[] | undefined;
 }
 
 const statementCache = new Map<string, KeptStatement>();
 const STATEMENT_CACHE_SIZE = 64;
 
 /** The iterator frees each statement as it moves on, so the one to keep is prepared on its own. */
-function remember(query: string): void {
+function remember(query: string, canWrite: boolean | undefined): void {
   let statement: Statement;
   try {
     statement = db.prepare(query);
@@ -159,58 +229,77 @@ function remember(query: string): void {
     statementCache.delete(oldest);
     evicted.statement.free();
   }
-  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly: !canWrite(query) });
+  const head = readStatementHead(query, 0)!;
+  const text = query.slice(head.start);
+  const readOnly = head.explain ? true : canWrite === undefined ? undefined : !canWrite;
+  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly, text, declared: undefined });
 }
 
-/**
- * Opcodes that change a database without a write `Transaction` in the same program (VACUUM) or that only
- * writes use. Not Insert or IdxInsert: reads use them too, on ephemeral tables (DISTINCT, IN subqueries).
- */
-const writingOpcodes = new Set(['Vacuum', 'VUpdate', 'VCreate', 'VDestroy', 'SetCookie', 'CreateBtree', 'Destroy', 'ParseSchema']);
-
-/**
- * What sqlite3_stmt_readonly answers, which sql.js does not export: a statement can write if its
- * program opens a write transaction (a `Transaction` with P2 ≠ 0) or uses a writing opcode. When in
- * doubt (its EXPLAIN fails), it can.
- */
-function canWrite(query: string): boolean {
-  let plan: Statement | undefined;
-  try {
-    plan = db.prepare(`EXPLAIN ${query}`);
-    while (plan.step()) {
-      const [, opcode, , p2] = plan.get();
-      if ((opcode === 'Transaction' && p2 !== 0) || writingOpcodes.has(opcode as string)) return true;
-    }
-    return false;
-  } catch {
-    return true;
-  } finally {
-    plan?.free();
-  }
+interface RunOptions {
+  /** Read its rows (an answering statement); else it only runs to its end. */
+  keep: boolean;
+  declared: (string | null)[] | undefined;
+  /** It is the last statement: its rows go to the stream when the request asked for one. */
+  stream: boolean;
 }
 
-const transactionControl = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
-
-/** Each request already is one transaction; letting a COMMIT through would break that promise. */
-function refuseTransactionControl(sql: string): void {
-  if (transactionControl.test(sql)) {
-    throw new RequestFailure('Each request runs as one transaction: BEGIN, COMMIT, ROLLBACK and savepoints are not needed', 'transaction_control');
-  }
-}
-
-function runStatement(statement: Statement, bound: BindParams | undefined, maxRows: number): StatementResult {
+function runStatement(statement: Statement, bound: BindParams | undefined, run: RequestRun, options: RunOptions): StatementResult {
   if (bound !== undefined) statement.bind(bound);
-  const data: unknown[][] = [];
   let hasRow = statement.step();
   // Asked after the first step: a kept statement whose table changed shape is recompiled there.
-  const columns = statement.getColumnNames();
+  const names = statement.getColumnNames();
+  if (names.length === 0 || !options.keep) {
+    while (hasRow) hasRow = statement.step();
+    if (names.length > 0) return { type: 'table', column_names: names, column_types: [], data: [] };
+    return { type: 'ok', affected_rows: db.getRowsModified() };
+  }
+  const classes = new ColumnClasses(options.declared?.length === names.length ? options.declared : names.map(() => null));
+  const credit = options.stream ? run.limits.streamCredit : null;
+  if (credit) return streamRows(statement, hasRow, names, classes, run, credit);
+  const { maxRows } = run.request;
+  const data: unknown[][] = [];
   while (hasRow) {
     if (data.length >= maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
-    data.push(rowOf(statement).map(toJsonValue));
+    data.push(readRow(statement, names.length, run.budget, classes, data));
     hasRow = statement.step();
   }
-  if (columns.length > 0) return { type: 'table', column_names: columns, data };
-  return { type: 'ok', affected_rows: db.getRowsModified() };
+  return { type: 'table', column_names: names, column_types: classes.types(), data };
+}
+
+/**
+ * NDJSON: a header line, then one line per row, posted in chunks as the main thread gives credit. Neither
+ * `maxRows` nor the answer's total size bounds it, since memory does not grow with it; each row must fit
+ * `maxResultBytes`.
+ */
+function streamRows(statement: Statement, first: boolean, names: string[], classes: ColumnClasses, run: RequestRun, credit: Int32Array): StatementResult {
+  const { id } = run.request;
+  const stream = new RowStream(credit, (text) => parentPort!.postMessage({ kind: 'rows', id, text } satisfies WorkerResponse));
+  const declared: Pick<ColumnType, 'declared'>[] = classes.types().map(({ declared: type }) => ({ declared: type }));
+  stream.line(JSON.stringify({ type: 'table', column_names: names, column_types: declared }));
+  let rows = 0;
+  for (let hasRow = first; hasRow; hasRow = statement.step()) {
+    run.budget.reset();
+    stream.line(JSON.stringify(readRow(statement, names.length, run.budget, classes, null)));
+    rows++;
+  }
+  stream.flush();
+  return { type: 'table', column_names: names, column_types: classes.types(), data: [], row_count: rows };
+}
+
+/**
+ * One row, its size counted before sql.js copies a value into JavaScript: `zeroblob(300000000)` fails here
+ * at once instead of being allocated, copied and base64-encoded.
+ */
+function readRow(statement: Statement, width: number, budget: ResultBudget, classes: ColumnClasses, rowsBefore: unknown[][] | null): unknown[] {
+  const pointer = columns.pointer(statement);
+  for (let column = 0; column < width; column++) {
+    const type = columns.type(pointer, column);
+    if (type === SQLITE_TEXT) budget.add(ResultBudget.textBytes(columns.bytes(pointer, column)));
+    else if (type === SQLITE_BLOB) budget.add(ResultBudget.blobBytes(columns.bytes(pointer, column)));
+    else budget.add(type === SQLITE_NULL ? ResultBudget.NULL_BYTES : ResultBudget.NUMBER_BYTES);
+    classes.add(column, type, rowsBefore);
+  }
+  return rowOf(statement).map(toJsonValue);
 }
 
 /** sql.js returns INTEGER columns as BigInt with `useBigInt`, which its type definitions predate. */

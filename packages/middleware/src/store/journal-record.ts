@@ -5,5 +5,5 @@ export type JournalRecord =
   | { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number }
   | { t: 'topup'; at: number; org: string; micros: number }
   | { t: 'payment'; at: number; org: string; value: boolean }
-  | { t: 'key'; at: number; keyId: string; org: string; scopes: ('models' | 'sql')[]; sha256: string }
+  | { t: 'key'; at: number; keyId: string; org: string; scopes: ('models' | 'sql' | 'sql:read')[]; sha256: string }
   | { t: 'revoke'; at: number; keyId: string };

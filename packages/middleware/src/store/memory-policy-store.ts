@@ -96,7 +96,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     await this.#record({ t: 'payment', at: this.clock.now(), org, value });
   }
 
-  async createKey(org: string, scopes: ('models' | 'sql')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
+  async createKey(org: string, scopes: ('models' | 'sql' | 'sql:read')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
     this.#org(org);
     const key = generateKey();
     const keyId = KeyRingClass.newKeyId();

@@ -189,7 +189,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       .exec();
   }
 
-  async createKey(org: string, scopes: ('models' | 'sql')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
+  async createKey(org: string, scopes: ('models' | 'sql' | 'sql:read')[] = ['models', 'sql']): Promise<{ key: string; keyId: string }> {
     this.#requireOrg(org);
     const key = generateKey();
     const record: KeyRecord = { keyId: KeyRing.newKeyId(), org, scopes, sha256: hashKey(key), revoked: false };
