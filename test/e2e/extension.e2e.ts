@@ -77,17 +77,25 @@ describe('VS Code extension, end to end in code-server', function () {
     if (this.currentTest?.state === 'failed' && page) await page.screenshot({ path: join(screenshots, `failed-${slug(this.currentTest.title)}.png`) });
   });
 
-  it('runs a .sql file and shows its last result in the grid, NULL marked as NULL', async () => {
+  it('#4 shows every statement of a file run with its SQL and outcome, labelled by the file, NULL marked as NULL', async () => {
     await openFile(page, 'people.sql');
     await runCommand(page, 'Tollgate: Run SQL File');
-    const grid = await webviewWith(page, 'table.grid');
-    assert.deepEqual(await grid.locator('table.grid thead th').allTextContents(), ['#', 'id', 'name', 'note']);
-    const rows = await grid.locator('table.grid tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
+    const view = await webviewWith(page, 'table.grid');
+    await view.locator('section.statement').nth(2).waitFor();
+    assert.equal(await view.locator('.summary .label').textContent(), 'people.sql');
+    const heads = await view.locator('.statement-head').evaluateAll((all) => all.map((h) => [h.querySelector('.sql')?.textContent?.slice(0, 24), h.querySelector('.line')?.textContent, h.querySelector('.outcome')?.textContent]));
+    assert.deepEqual(heads, [
+      ['CREATE TABLE people(id I', 'line 1', '0 rows affected.'],
+      ["INSERT INTO people(name,", 'line 2', '2 rows affected.'],
+      ['SELECT id, name, note FR', 'line 3', '2 rows'],
+    ]);
+    assert.deepEqual(await view.locator('table.grid thead th').allTextContents(), ['#', 'id', 'name', 'note']);
+    const rows = await view.locator('table.grid tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
     assert.deepEqual(rows, [
       ['1', '1', 'Ada', 'first; programmer'],
       ['2', '2', 'Grace', 'NULL(null)'],
     ]);
-    assert.match(await grid.locator('.summary').textContent() ?? '', /2 rows.*\d+ ms/);
+    assert.match(await view.locator('.summary').textContent() ?? '', /3 statements.*\d+ ms/);
     await page.screenshot({ path: join(screenshots, 'sql-results.png') });
   });
 
@@ -95,12 +103,17 @@ describe('VS Code extension, end to end in code-server', function () {
     await openFile(page, 'many.sql');
     await runCommand(page, 'Tollgate: Run SQL File');
     const grid = await webviewWith(page, 'table.grid');
-    await grid.locator('.pager .range', { hasText: 'Rows 1–200 of 450' }).waitFor();
+    await grid.locator('.pager .range', { hasText: 'Rows 1–200 of 450' }).first().waitFor();
     assert.equal(await grid.locator('table.grid tbody tr').count(), 200);
-    await grid.getByRole('button', { name: 'Next page' }).click();
-    await grid.locator('.pager .range', { hasText: 'Rows 201–400 of 450' }).waitFor();
+    await grid.getByRole('button', { name: 'Next page' }).first().click();
+    await grid.locator('.pager .range', { hasText: 'Rows 201–400 of 450' }).first().waitFor();
     assert.deepEqual(await grid.locator('table.grid tbody tr').first().locator('td').allTextContents(), ['201', '201', '40401']);
-    await grid.getByRole('button', { name: 'Copy CSV' }).click();
+    // The pager is below the grid too, and PageDown on the grid turns the page without losing focus.
+    assert.equal(await grid.locator('.pager .range', { hasText: 'Rows 201–400 of 450' }).count(), 2);
+    await grid.locator('table.grid').press('PageDown');
+    await grid.locator('.pager .range', { hasText: 'Rows 401–450 of 450' }).first().waitFor();
+    assert.equal(await grid.evaluate('document.activeElement?.matches("table.grid")'), true);
+    await grid.getByRole('button', { name: 'Copy', exact: true }).click();
     const csv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('x,square'));
     // All 450 rows, not the page: the header first, the last row present. (Line breaks are not compared:
     // which clipboard path the browser takes depends on focus, and one of them flattens them.)
@@ -131,6 +144,41 @@ describe('VS Code extension, end to end in code-server', function () {
     const view = await webviewWith(page, 'table.grid, .status, .error');
     await view.locator('.status', { hasText: 'Cancelled.' }).waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(screenshots, 'sql-cancelled.png') });
+  });
+
+  it('#4 queues a run behind a running one, times each from its own start, and keeps a timeout in its own tab', async () => {
+    await openFile(page, 'endless.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    await (await webviewWith(page, '.status.running')).locator('.status.running').waitFor();
+    await runSqlInput(page, 'SELECT 42 AS answer');
+    const view = await webviewWith(page, '.status.queued');
+    await view.locator('.status.queued', { hasText: 'Queued: waits for endless.sql to finish.' }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'sql-queued.png') });
+    // endless.sql hits the 4 s statement timeout; then the queued SELECT runs.
+    await view.locator('table.grid td', { hasText: '42' }).waitFor({ timeout: 30_000 });
+    const elapsed = Number((await view.locator('.summary .elapsed').textContent())?.replace(' ms', ''));
+    assert.ok(elapsed < 2_000, `SELECT 42 reported ${elapsed} ms: its time, not the time it waited`);
+    assert.match(await view.locator('.summary .waited').textContent() ?? '', /queued \d+ ms/);
+    const timedOut = view.locator('.run-tab.is-error', { hasText: 'endless.sql' });
+    await timedOut.click();
+    assert.match(await view.locator('.error').textContent() ?? '', /statement_timeout/);
+    await page.screenshot({ path: join(screenshots, 'sql-timeout-kept.png') });
+  });
+
+  it('#4 cancels a running query from the results panel', async () => {
+    await openFile(page, 'endless.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    const view = await webviewWith(page, '.status.running');
+    await view.locator('.status.running').getByRole('button', { name: 'Cancel' }).click();
+    await view.locator('.status', { hasText: 'Cancelled.' }).waitFor({ timeout: 10_000 });
+  });
+
+  it('#5 shows a BLOB as its size and bytes, and a multi-line value on one line', async () => {
+    await runSqlInput(page, "SELECT 'first' || char(10) || 'second' AS note, x'00010203' AS data, 1.5 AS n");
+    const view = await webviewWith(page, 'table.grid');
+    await view.locator('table.grid td.blob').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await view.locator('table.grid tbody tr').first().locator('td').allTextContents(), ['1', 'first↵second', '<BLOB 4 bytes> 00 01 02 03', '1.5']);
+    await page.screenshot({ path: join(screenshots, 'sql-cells.png') });
   });
 
   it('#3 asks before a settings change would empty the scratch database, and keeps its data on "Later"', async () => {

@@ -4,31 +4,41 @@ import { configurePanel, createPanel, loadView } from '../webview/panel-assets.j
 import type { FromResultsView, ResultsState, ToResultsView } from '../webview/protocol.js';
 
 const extensions: Record<ExportFormat, string> = { csv: 'csv', json: 'json', markdown: 'md' };
+/** Runs kept as tabs in the panel; older ones are in Query History. */
+const KEPT_RUNS = 8;
 
-/** The results grid: one panel, reused, beside the editor; it keeps the last result for export. */
+/**
+ * The results grid: one panel, reused, beside the editor. It keeps the last runs (newest first), so a
+ * run queued behind a failing one never hides that failure, and exports from them.
+ */
 export class ResultsPanel implements vscode.Disposable {
   #panel: vscode.WebviewPanel | undefined;
-  #state: ResultsState | undefined;
+  #runs: ResultsState[] = [];
   #viewReady = false;
-
   readonly #serializer: vscode.Disposable;
+  readonly #cancel = new vscode.EventEmitter<number>();
+  /** The Cancel button of a running run in the panel. */
+  readonly onDidRequestCancel = this.#cancel.event;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     // Restored after a window reload with what it last showed, in its own group: without this the
     // group stayed behind empty and the next run opened yet another one (issue 18 #3).
     this.#serializer = vscode.window.registerWebviewPanelSerializer('tollgate.results', {
-      deserializeWebviewPanel: async (panel, saved: { state?: ResultsState } | undefined) => {
-        this.#state ??= saved?.state;
+      deserializeWebviewPanel: async (panel, saved: { runs?: ResultsState[] } | undefined) => {
+        if (this.#runs.length === 0) this.#runs = (saved?.runs ?? []).filter((run) => run.kind === 'done' || run.kind === 'error');
         this.#attach(panel);
       },
     });
   }
 
+  /** Shows a run: a new one becomes the first tab, a known one (same id) is updated in place. */
   show(state: ResultsState): void {
-    this.#state = state;
+    const at = this.#runs.findIndex((run) => run.id === state.id);
+    if (at === -1) this.#runs = [state, ...this.#runs].slice(0, KEPT_RUNS);
+    else this.#runs[at] = state;
     if (!this.#panel) this.#attach(createPanel(this.context, 'tollgate.results', 'SQL Results', vscode.ViewColumn.Beside));
     else if (!this.#panel.visible) this.#panel.reveal(undefined, true);
-    this.#post();
+    this.#post(state.id);
   }
 
   #attach(panel: vscode.WebviewPanel): void {
@@ -40,10 +50,10 @@ export class ResultsPanel implements vscode.Disposable {
     loadView(this.context, panel, 'results', 'SQL Results');
   }
 
-  #post(): void {
-    if (!this.#panel || !this.#viewReady || !this.#state) return;
+  #post(selected = this.#runs[0]?.id ?? 0): void {
+    if (!this.#panel || !this.#viewReady || this.#runs.length === 0) return;
     const pageSize = vscode.workspace.getConfiguration('tollgate').get<number>('results.pageSize') ?? 200;
-    void this.#panel.webview.postMessage({ type: 'show', state: this.#state, pageSize } satisfies ToResultsView);
+    void this.#panel.webview.postMessage({ type: 'show', runs: this.#runs, selected, pageSize } satisfies ToResultsView);
   }
 
   async #receive(message: FromResultsView): Promise<void> {
@@ -52,12 +62,14 @@ export class ResultsPanel implements vscode.Disposable {
       this.#post();
       return;
     }
-    const state = this.#state;
-    if (state?.kind !== 'table') return;
-    const text = exportFormats[message.format]({ column_names: state.columns, data: state.rows });
+    if (message.type === 'cancel') return this.#cancel.fire(message.run);
+    const run = this.#runs.find((candidate) => candidate.id === message.run);
+    const outcome = run?.kind === 'done' ? run.statements[message.statement]?.outcome : undefined;
+    if (outcome?.kind !== 'table') return;
+    const text = exportFormats[message.format]({ column_names: outcome.columns, data: outcome.rows });
     if (message.to === 'clipboard') {
       await vscode.env.clipboard.writeText(text);
-      vscode.window.setStatusBarMessage(`Copied ${state.rows.length} rows as ${message.format.toUpperCase()}`, 3000);
+      vscode.window.setStatusBarMessage(`Copied ${outcome.rows.length} rows as ${message.format.toUpperCase()}`, 3000);
       return;
     }
     const target = await vscode.window.showSaveDialog({ filters: { [message.format.toUpperCase()]: [extensions[message.format]] }, saveLabel: 'Export' });
@@ -66,6 +78,7 @@ export class ResultsPanel implements vscode.Disposable {
 
   dispose(): void {
     this.#serializer.dispose();
+    this.#cancel.dispose();
     this.#panel?.dispose();
   }
 }
