@@ -58,3 +58,23 @@ export function rangeAsTsv(rows: readonly unknown[][], left: number, right: numb
   const field = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value).replace(/[\t\r\n]+/g, ' '));
   return rows.map((row) => row.slice(left, right + 1).map(field).join('\t')).join('\n');
 }
+
+/** A value in full for the inspector: JSON text indented, a BLOB as its size and a hex dump of 16 bytes a line. */
+export function inspectorText(value: unknown, storage: string | undefined): { text: string; kind: string } {
+  if (value === null || value === undefined) return { text: 'NULL', kind: 'NULL' };
+  if (storage === 'blob' && typeof value === 'string') {
+    const bytes = base64Bytes(value);
+    const lines: string[] = [];
+    for (let at = 0; at < bytes.length; at += 16) lines.push(`${at.toString(16).padStart(8, '0')}  ${[...bytes.slice(at, at + 16)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ')}`);
+    return { text: lines.join('\n'), kind: `BLOB, ${bytes.length} byte${bytes.length === 1 ? '' : 's'}` };
+  }
+  if (typeof value === 'string' && /^\s*[[{]/.test(value)) {
+    try {
+      return { text: JSON.stringify(JSON.parse(value), null, 2), kind: 'JSON text' };
+    } catch {
+      // Not JSON after all: shown as the text it is.
+    }
+  }
+  if (typeof value === 'object') return { text: JSON.stringify(value, null, 2), kind: 'JSON' };
+  return { text: String(value), kind: typeof value === 'number' ? 'number' : `text, ${String(value).length} characters` };
+}

@@ -52,8 +52,7 @@ export class ResultsPanel implements vscode.Disposable {
 
   #post(selected = this.#runs[0]?.id ?? 0): void {
     if (!this.#panel || !this.#viewReady || this.#runs.length === 0) return;
-    const pageSize = vscode.workspace.getConfiguration('tollgate').get<number>('results.pageSize') ?? 200;
-    void this.#panel.webview.postMessage({ type: 'show', runs: this.#runs, selected, pageSize } satisfies ToResultsView);
+    void this.#panel.webview.postMessage({ type: 'show', runs: this.#runs, selected } satisfies ToResultsView);
   }
 
   async #receive(message: FromResultsView): Promise<void> {
@@ -63,13 +62,19 @@ export class ResultsPanel implements vscode.Disposable {
       return;
     }
     if (message.type === 'cancel') return this.#cancel.fire(message.run);
+    if (message.type === 'copy') {
+      await vscode.env.clipboard.writeText(message.text);
+      vscode.window.setStatusBarMessage(`Copied ${message.cells} cell${message.cells === 1 ? '' : 's'}`, 3000);
+      return;
+    }
     const run = this.#runs.find((candidate) => candidate.id === message.run);
     const outcome = run?.kind === 'done' ? run.statements[message.statement]?.outcome : undefined;
     if (outcome?.kind !== 'table') return;
-    const text = exportFormats[message.format]({ column_names: outcome.columns, data: outcome.rows });
+    const rows = message.order ? message.order.flatMap((index) => (outcome.rows[index] ? [outcome.rows[index]] : [])) : outcome.rows;
+    const text = exportFormats[message.format]({ column_names: outcome.columns, data: rows });
     if (message.to === 'clipboard') {
       await vscode.env.clipboard.writeText(text);
-      vscode.window.setStatusBarMessage(`Copied ${outcome.rows.length} rows as ${message.format.toUpperCase()}`, 3000);
+      vscode.window.setStatusBarMessage(`Copied ${rows.length} rows as ${message.format.toUpperCase()}`, 3000);
       return;
     }
     const target = await vscode.window.showSaveDialog({ filters: { [message.format.toUpperCase()]: [extensions[message.format]] }, saveLabel: 'Export' });

@@ -1,12 +1,14 @@
-import type { SqlColumnType } from '@tollgate/client';
 import type { FromResultsView, ResultsState, StatementView, ToResultsView } from '../protocol.js';
-import { cellText } from '../../results/cell-text.js';
+import { inspectorText } from '../../results/cell-text.js';
+import { dataGrid, type DataGrid } from './data-grid.js';
 import { el, vscodeApi } from './vscode-api.js';
 
 const app = document.getElementById('app')!;
 const send = (message: FromResultsView) => vscodeApi.postMessage(message);
 let timer: ReturnType<typeof setInterval> | undefined;
 let shown: ToResultsView | undefined;
+let grids: DataGrid[] = [];
+const inspector = el('aside', { class: 'inspector', 'aria-label': 'Value inspector', hidden: '' });
 
 window.addEventListener('message', (event: MessageEvent<ToResultsView>) => {
   if (event.data.type !== 'show') return;
@@ -20,7 +22,7 @@ send({ type: 'ready' });
 /** The runs as tabs (newest first) and the selected one below: an earlier run's error stays one click away. */
 function render(selected: number): void {
   if (!shown) return;
-  const { runs, pageSize } = shown;
+  const { runs } = shown;
   const run = runs.find((candidate) => candidate.id === selected) ?? runs[0];
   if (!run) return;
   if (timer) clearInterval(timer);
@@ -34,13 +36,16 @@ function render(selected: number): void {
     }
     children.push(tabs);
   }
-  children.push(...body(run, pageSize));
-  app.replaceChildren(...children);
+  for (const grid of grids) grid.dispose();
+  grids = [];
+  children.push(...body(run));
+  inspector.hidden = true;
+  app.replaceChildren(el('div', { class: 'results-main' }, ...children), inspector);
 }
 
 const statusIcon: Record<ResultsState['kind'], string> = { queued: '⏸', running: '⟳', done: '✓', error: '⚠', cancelled: '⨯' };
 
-function body(run: ResultsState, pageSize: number): HTMLElement[] {
+function body(run: ResultsState): HTMLElement[] {
   const header = el('header', { class: 'summary' }, el('span', { class: 'label' }, run.label), el('span', { class: 'db' }, `db: ${run.db}`));
   switch (run.kind) {
     case 'queued':
@@ -63,7 +68,7 @@ function body(run: ResultsState, pageSize: number): HTMLElement[] {
       if (run.statements.length > 1) header.append(el('span', { class: 'count' }, `${run.statements.length} statements`));
       else if (last?.kind === 'table') header.append(el('span', { class: 'count' }, plural(last.rows.length, 'row')));
       header.append(...timing(run.elapsedMs, run.waitedMs));
-      return [header, ...run.statements.map((statement, index) => section(run, statement, index, pageSize))];
+      return [header, ...run.statements.map((statement, index) => section(run, statement, index))];
     }
   }
 }
@@ -76,7 +81,7 @@ function timing(elapsedMs: number, waitedMs: number | undefined): HTMLElement[] 
 }
 
 /** One statement: its SQL, what it answered, and its rows (paged, exportable) if it has any. */
-function section(run: Extract<ResultsState, { kind: 'done' }>, statement: StatementView, index: number, pageSize: number): HTMLElement {
+function section(run: Extract<ResultsState, { kind: 'done' }>, statement: StatementView, index: number): HTMLElement {
   const { outcome } = statement;
   const head = el(
     'header',
@@ -87,7 +92,14 @@ function section(run: Extract<ResultsState, { kind: 'done' }>, statement: Statem
   );
   const box = el('section', { class: `statement ${outcome.kind}`, 'aria-label': `Statement ${index + 1}` }, head);
   if (outcome.kind === 'ok') box.append(el('p', { class: 'status ok', role: 'status' }, outcome.affectedRows === undefined ? 'Done.' : `${plural(outcome.affectedRows, 'row')} affected.`));
-  else box.append(exportBar(run.id, index), ...pagedGrid(outcome.columns, outcome.types, outcome.rows, pageSize));
+  else {
+    const grid = dataGrid(outcome.columns, outcome.types, outcome.rows, {
+      inspect: showInspector,
+      copy: (text, cells) => send({ type: 'copy', text, cells }),
+    });
+    grids.push(grid);
+    box.append(exportBar(run.id, index, grid), grid.element);
+  }
   return box;
 }
 
@@ -95,73 +107,22 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-/** One row of controls: a format, Copy and Save (it was six buttons on two rows). */
-function exportBar(run: number, statement: number): HTMLElement {
+/** One row of controls: a format, Copy and Save (it was six buttons on two rows); they export the rows as sorted and filtered. */
+function exportBar(run: number, statement: number, grid: DataGrid): HTMLElement {
   const format = el('select', { 'aria-label': 'Export format', class: 'export-format' }, el('option', { value: 'csv' }, 'CSV'), el('option', { value: 'json' }, 'JSON'), el('option', { value: 'markdown' }, 'Markdown'));
   const chosen = () => format.value as 'csv' | 'json' | 'markdown';
   const copy = el('button', { type: 'button', title: 'Copy all rows in this format' }, 'Copy');
-  copy.addEventListener('click', () => send({ type: 'export', run, statement, format: chosen(), to: 'clipboard' }));
+  copy.addEventListener('click', () => send({ type: 'export', run, statement, format: chosen(), to: 'clipboard', order: grid.viewOrder() }));
   const save = el('button', { type: 'button', class: 'secondary', title: 'Save all rows in this format' }, 'Save…');
-  save.addEventListener('click', () => send({ type: 'export', run, statement, format: chosen(), to: 'file' }));
+  save.addEventListener('click', () => send({ type: 'export', run, statement, format: chosen(), to: 'file', order: grid.viewOrder() }));
   return el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Export' }, format, copy, save);
 }
 
-/**
- * Large results are paged: the DOM holds one page, so a 100k-row result stays responsive. The pager
- * sits above and below the grid; PageUp/PageDown on the grid turn pages and keep focus on it.
- */
-function pagedGrid(columns: string[], types: SqlColumnType[] | undefined, rows: unknown[][], pageSize: number): HTMLElement[] {
-  const pages = Math.max(1, Math.ceil(rows.length / pageSize));
-  let page = 0;
-  const pagers = pages > 1 ? [pager(), pager()] : [];
-  const table = el('table', { class: 'grid', tabindex: '0', 'aria-label': 'Query results' });
-  const wrapper = el('div', { class: 'grid-scroll' }, table);
-  const draw = () => {
-    table.replaceChildren(gridHead(columns), gridBody(columns, types, rows, page * pageSize, pageSize));
-    for (const nav of pagers) updatePager(nav);
-  };
-  const go = (to: number) => {
-    page = Math.min(pages - 1, Math.max(0, to));
-    draw();
-  };
-  function pager(): HTMLElement {
-    const prev = el('button', { type: 'button', 'aria-label': 'Previous page', class: 'prev' }, '‹ Prev');
-    const next = el('button', { type: 'button', 'aria-label': 'Next page', class: 'next' }, 'Next ›');
-    prev.addEventListener('click', () => go(page - 1));
-    next.addEventListener('click', () => go(page + 1));
-    return el('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, el('span', { class: 'range' }), next);
-  }
-  function updatePager(nav: HTMLElement): void {
-    nav.querySelector('.prev')!.toggleAttribute('disabled', page === 0);
-    nav.querySelector('.next')!.toggleAttribute('disabled', page === pages - 1);
-    nav.querySelector('.range')!.textContent = `Rows ${page * pageSize + 1}–${Math.min(rows.length, (page + 1) * pageSize)} of ${rows.length}`;
-  }
-  table.addEventListener('keydown', (event) => {
-    if (event.key === 'PageDown' && page < pages - 1) go(page + 1);
-    else if (event.key === 'PageUp' && page > 0) go(page - 1);
-    else return;
-    event.preventDefault();
-    table.focus();
-  });
-  draw();
-  return pagers.length ? [pagers[0]!, wrapper, pagers[1]!] : [wrapper];
-}
-
-function gridHead(columns: string[]): HTMLElement {
-  return el('thead', {}, el('tr', {}, el('th', { scope: 'col', class: 'rownum' }, '#'), ...columns.map((name) => el('th', { scope: 'col' }, name))));
-}
-
-function gridBody(columns: string[], types: SqlColumnType[] | undefined, rows: unknown[][], start: number, pageSize: number): HTMLElement {
-  const body = el('tbody');
-  rows.slice(start, start + pageSize).forEach((row, i) => {
-    body.append(el('tr', {}, el('td', { class: 'rownum' }, String(start + i + 1)), ...row.map((value, column) => cell(value, types?.[column], start + i))));
-  });
-  if (rows.length === 0) body.append(el('tr', {}, el('td', { colspan: String(columns.length + 1), class: 'empty' }, 'No rows.')));
-  return body;
-}
-
-function cell(value: unknown, type: SqlColumnType | undefined, row: number): HTMLElement {
-  const storage = type?.storage === 'mixed' ? type.storage_by_row?.[row] : type?.storage;
-  const shown = cellText(value, storage ?? undefined);
-  return el('td', { class: shown.kind, title: shown.full }, shown.text);
+/** A value seen whole beside the grid: long text wrapped, JSON indented, a BLOB as size and hex dump. */
+function showInspector(value: unknown, column: string, storage: string | undefined): void {
+  const seen = inspectorText(value, storage);
+  const close = el('button', { type: 'button', class: 'secondary', 'aria-label': 'Close inspector' }, '×');
+  close.addEventListener('click', () => (inspector.hidden = true));
+  inspector.replaceChildren(el('header', {}, el('strong', {}, column), el('span', { class: 'kind' }, seen.kind), close), el('pre', { class: 'inspected', tabindex: '0' }, seen.text));
+  inspector.hidden = false;
 }
