@@ -38,6 +38,11 @@ export class GatewayHost implements vscode.Disposable {
     );
   }
 
+  /** The current database changed (workspace state): the status bar names it. */
+  refreshStatus(): void {
+    if (this.#url) this.#render('running');
+  }
+
   /** SqlRunner reports each run, so a restart knows whether it would lose scratch data. */
   noteSqlRun(db: string): void {
     const path = readSettings().databases[db];

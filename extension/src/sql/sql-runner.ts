@@ -27,6 +27,9 @@ export class SqlRunner implements vscode.Disposable {
   readonly #queue = new RunQueue(() => performance.now());
   readonly #aborts = new Map<number, AbortController>();
   readonly #cancelListener: vscode.Disposable;
+  readonly #ran = new vscode.EventEmitter<string>();
+  /** A run finished on this database: its schema may have changed. */
+  readonly onDidRun = this.#ran.event;
   #runs = 0;
 
   constructor(
@@ -99,6 +102,7 @@ export class SqlRunner implements vscode.Disposable {
       const state = toState(timed.value, head, statements, lineOf, timed.elapsedMs, timed.waitedMs, abort.signal.aborted);
       this.results.show(state);
       if (state.kind === 'error' && request.document && request.picked) this.#diagnose(request.document, request.picked, timed.value.error, state.message);
+      if (state.kind !== 'cancelled') this.#ran.fire(db);
       if (state.kind !== 'cancelled') await this.history.add({ sql: request.sql, db, at: new Date().toISOString(), outcome: outcomeText(state) });
     } finally {
       this.#aborts.delete(id);
@@ -132,6 +136,7 @@ export class SqlRunner implements vscode.Disposable {
 
   dispose(): void {
     this.#cancelListener.dispose();
+    this.#ran.dispose();
     this.diagnostics.dispose();
   }
 }
