@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatSession } from '../../extension/src/chat/chat-session.js';
+import { readSchema } from '../../extension/src/databases/schema.js';
 import type { HostSettings } from '../../extension/src/host/host-config.js';
 import { startSessionGateway, type SessionGateway } from '../../extension/src/host/session-gateway.js';
 import type { ToChatView } from '../../extension/src/webview/protocol.js';
@@ -62,6 +63,22 @@ describe('extension: the in-process gateway of an editor session', () => {
     assert.ok(existsSync(join(dir, 'work.sqlite')), 'a file database lives relative to the workspace');
     const anonymous = await fetch(`${url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"SELECT 1"}' });
     assert.equal(anonymous.status, 401);
+  });
+
+  it('reads every table and view with its columns for the Databases view and completion', async () => {
+    const { client } = await start();
+    await client.sql('CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT); CREATE VIEW names AS SELECT name FROM people', { db: 'scratch' });
+    assert.deepEqual(await readSchema(client, 'scratch'), [
+      { name: 'names', kind: 'view', columns: [{ name: 'name', type: 'TEXT' }] },
+      { name: 'people', kind: 'table', columns: [{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'TEXT' }] },
+    ]);
+    assert.deepEqual(await readSchema(client, 'disk'), []);
+  });
+
+  it('answers every statement of a request with sqlAll, in order', async () => {
+    const { client } = await start();
+    const answer = await client.sqlAll('CREATE TABLE t(x); INSERT INTO t VALUES (1), (2); SELECT x FROM t', { db: 'scratch' });
+    assert.deepEqual(answer.results.map((result) => (result.type === 'table' ? result.data : result.affected_rows)), [0, 2, [[1], [2]]]);
   });
 
   it('lists the configured models and streams a chat reply into the view, rendered as HTML', async () => {

@@ -23,6 +23,8 @@ export class ChatPanel implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly host: GatewayHost,
+    /** Runs a `sql` code block from a reply straight into the results grid. */
+    private readonly runSql: (sql: string) => Promise<void>,
   ) {
     this.#serializer = vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
       // Not awaiting the view's 'ready': VS Code holds the view's messages until this resolves.
@@ -75,10 +77,13 @@ export class ChatPanel implements vscode.Disposable {
     this.#session?.clear();
   }
 
-  /** "Ask about selection": the selected code, fenced with its language, as a new question. */
-  async ask(text: string, model?: string): Promise<void> {
+  /**
+   * "Ask About Selection": the code, fenced with its language and headed by its file:line, goes into the
+   * composer for the user to ask about; nothing is sent until they do (it used to send a fixed prompt).
+   */
+  async prefill(text: string): Promise<void> {
     await this.open();
-    await this.#session?.send(text, model ?? this.#lastModel ?? '');
+    void this.#panel?.webview.postMessage({ type: 'prefill', text } satisfies ToChatView);
   }
 
   async #receive(message: FromChatView, session: ChatSession): Promise<void> {
@@ -92,6 +97,8 @@ export class ChatPanel implements vscode.Disposable {
         return session.retry(message.automatic ?? false);
       case 'new':
         return session.clear();
+      case 'code':
+        return this.codeAction(message.action, message.text, message.language);
       case 'action':
         if (message.action.kind === 'command') await vscode.commands.executeCommand(message.action.command);
         else if (message.action.kind === 'open-url') await openRecoveryUrl(message.action.url);
@@ -109,6 +116,19 @@ export class ChatPanel implements vscode.Disposable {
     } catch (error) {
       post({ type: 'models', models: [], selected: undefined });
       post({ type: 'error', id: 0, explanation: { title: 'Gateway not running', detail: (error as Error).message, action: { kind: 'command', label: 'Restart Gateway', command: 'tollgate.restartGateway' } } });
+    }
+  }
+
+  /** A code block's Copy, Insert (at the cursor of the last editor) or Run (`sql` blocks). */
+  async codeAction(action: 'copy' | 'insert' | 'run', text: string, language: string): Promise<void> {
+    if (action === 'copy') {
+      await vscode.env.clipboard.writeText(text);
+      vscode.window.setStatusBarMessage('Copied the code block', 3000);
+    } else if (action === 'run' && language === 'sql') await this.runSql(text);
+    else if (action === 'insert') {
+      const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+      if (!editor) return void vscode.window.showWarningMessage('Open an editor to insert the code into.');
+      await editor.edit((edit) => edit.replace(editor.selection, text));
     }
   }
 

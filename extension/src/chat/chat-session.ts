@@ -1,7 +1,7 @@
 import { StreamInterruptedError, type ChatMessage, type TollgateClient } from '@tollgate/client';
 import type { ToChatView } from '../webview/protocol.js';
 import { explainError, factsOf } from './explain-error.js';
-import { renderMarkdown, renderPlain } from './render-markdown.js';
+import { renderMarkdown } from './render-markdown.js';
 import { recoveryAfter } from './retry-policy.js';
 
 /** Re-rendering Markdown on every token is wasted work; the view is updated at most this often. */
@@ -45,7 +45,7 @@ export class ChatSession {
     for (const message of this.messages) {
       const id = ++this.#nextId;
       const text = typeof message.content === 'string' ? message.content : '';
-      if (message.role === 'user') this.post({ type: 'user', id, html: renderPlain(text) });
+      if (message.role === 'user') this.post({ type: 'user', id, html: renderMarkdown(text) });
       else this.post({ type: 'assistant', id, html: renderMarkdown(text), done: true });
     }
   }
@@ -56,10 +56,11 @@ export class ChatSession {
     const id = ++this.#nextId;
     if (this.busy || this.#queue.length > 0) {
       this.#queue.push({ id, text, model });
-      this.post({ type: 'user', id, html: renderPlain(text), queued: true });
+      this.post({ type: 'user', id, html: renderMarkdown(text), queued: true });
       return;
     }
-    this.post({ type: 'user', id, html: renderPlain(text) });
+    // Markdown like the replies (raw HTML escaped): a fenced block from Ask About Selection shows as code.
+    this.post({ type: 'user', id, html: renderMarkdown(text) });
     await this.#ask(text, model);
   }
 

@@ -26,9 +26,11 @@ export type ResultsState = { id: number; label: string; db: string } & (
 );
 
 /** The runs kept (newest first): a later run never hides an earlier one's error, it gets its own tab. */
-export type ToResultsView = { type: 'show'; runs: ResultsState[]; selected: number; pageSize: number };
+export type ToResultsView = { type: 'show'; runs: ResultsState[]; selected: number };
 export type FromResultsView =
-  | { type: 'export'; run: number; statement: number; format: ExportFormat; to: 'clipboard' | 'file' }
+  /** `order`: the source rows as the grid shows them (sorted, filtered); exports follow the view. */
+  | { type: 'export'; run: number; statement: number; format: ExportFormat; to: 'clipboard' | 'file'; order?: number[] }
+  | { type: 'copy'; text: string; cells: number }
   | { type: 'cancel'; run: number }
   | { type: 'ready' };
 
@@ -39,7 +41,8 @@ export type ToChatView =
   | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean }
   | { type: 'error'; id: number; explanation: Explanation; recovery?: Recovery }
   | { type: 'busy'; busy: boolean }
-  | { type: 'clear' };
+  | { type: 'clear' }
+  | { type: 'prefill'; text: string };
 
 export type FromChatView =
   | { type: 'ready' }
@@ -47,4 +50,5 @@ export type FromChatView =
   | { type: 'stop' }
   | { type: 'retry'; automatic?: boolean }
   | { type: 'new' }
+  | { type: 'code'; action: 'copy' | 'insert' | 'run'; text: string; language: string }
   | { type: 'action'; action: NonNullable<Explanation['action']> };

@@ -64,11 +64,18 @@ window.addEventListener('message', (event: MessageEvent<ToChatView>) => {
       clearCountdown();
       transcript.replaceChildren();
       break;
+    case 'prefill':
+      // The question goes first, above the code: the caret waits at the start.
+      input.value = message.text;
+      input.focus();
+      input.setSelectionRange(0, 0);
+      break;
     case 'assistant': {
       const existing = document.getElementById(`m${message.id}`);
       const next = bubble('assistant', message.id, message.html, message.done ? '' : 'streaming');
       if (message.incomplete) next.append(el('p', { class: 'badge incomplete', role: 'alert' }, '⚠ Incomplete: the stream broke before the model finished. ', retryButton('Retry')));
       if (message.stopped) next.append(el('p', { class: 'badge' }, 'Stopped. ', retryButton('Regenerate')));
+      if (message.done) addCodeActions(next);
       if (existing) existing.replaceWith(next);
       else transcript.append(next);
       break;
@@ -156,4 +163,20 @@ function notice(title: string, detail: string, action: ErrorAction | undefined, 
 function clearCountdown(): void {
   if (countdown) clearInterval(countdown);
   countdown = undefined;
+}
+
+/** Copy and Insert on every code block of a finished reply; Run for `sql` blocks, into the results grid. */
+function addCodeActions(article: HTMLElement): void {
+  for (const code of article.querySelectorAll<HTMLElement>('pre > code')) {
+    const language = /language-(\S+)/.exec(code.className)?.[1] ?? '';
+    const text = code.textContent ?? '';
+    const bar = el('div', { class: 'code-actions', role: 'toolbar', 'aria-label': 'Code block' });
+    const actions: ['copy' | 'insert' | 'run', string][] = [['copy', 'Copy'], ['insert', 'Insert'], ...(language === 'sql' ? [['run', 'Run'] as ['run', string]] : [])];
+    for (const [action, label] of actions) {
+      const button = el('button', { type: 'button', class: 'secondary' }, label);
+      button.addEventListener('click', () => send({ type: 'code', action, text, language }));
+      bar.append(button);
+    }
+    code.parentElement!.before(bar);
+  }
 }

@@ -13,8 +13,6 @@ const inspector = el('aside', { class: 'inspector', 'aria-label': 'Value inspect
 window.addEventListener('message', (event: MessageEvent<ToResultsView>) => {
   if (event.data.type !== 'show') return;
   shown = event.data;
-  // Kept by VS Code for the panel's serializer: a reloaded window shows the same runs.
-  vscodeApi.setState({ runs: event.data.runs.filter((run) => run.kind === 'done' || run.kind === 'error') });
   render(event.data.selected);
 });
 send({ type: 'ready' });
