@@ -89,8 +89,8 @@ describe('VS Code extension, end to end in code-server', function () {
       ["INSERT INTO people(name,", 'line 2', '2 rows affected.'],
       ['SELECT id, name, note FR', 'line 3', '2 rows'],
     ]);
-    assert.deepEqual(await view.locator('table.grid thead th').allTextContents(), ['#', 'id', 'name', 'note']);
-    const rows = await view.locator('table.grid tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
+    assert.deepEqual(await view.locator('table.grid thead tr:first-child th').allTextContents(), ['#', 'id', 'name', 'note']);
+    const rows = await view.locator('table.grid tbody tr[aria-rowindex]').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
     assert.deepEqual(rows, [
       ['1', '1', 'Ada', 'first; programmer'],
       ['2', '2', 'Grace', 'NULL(null)'],
@@ -99,27 +99,44 @@ describe('VS Code extension, end to end in code-server', function () {
     await page.screenshot({ path: join(screenshots, 'sql-results.png') });
   });
 
-  it('pages a large result 200 rows at a time and copies all of it as CSV', async () => {
+  it('#5 keeps only the rows in view in the DOM, scrolls to the last of 450, and copies all of them as CSV', async () => {
     await openFile(page, 'many.sql');
     await runCommand(page, 'Tollgate: Run SQL File');
     const grid = await webviewWith(page, 'table.grid');
-    await grid.locator('.pager .range', { hasText: 'Rows 1–200 of 450' }).first().waitFor();
-    assert.equal(await grid.locator('table.grid tbody tr').count(), 200);
-    await grid.getByRole('button', { name: 'Next page' }).first().click();
-    await grid.locator('.pager .range', { hasText: 'Rows 201–400 of 450' }).first().waitFor();
-    assert.deepEqual(await grid.locator('table.grid tbody tr').first().locator('td').allTextContents(), ['201', '201', '40401']);
-    // The pager is below the grid too, and PageDown on the grid turns the page without losing focus.
-    assert.equal(await grid.locator('.pager .range', { hasText: 'Rows 201–400 of 450' }).count(), 2);
-    await grid.locator('table.grid').press('PageDown');
-    await grid.locator('.pager .range', { hasText: 'Rows 401–450 of 450' }).first().waitFor();
-    assert.equal(await grid.evaluate('document.activeElement?.matches("table.grid")'), true);
+    await grid.locator('.grid-footer', { hasText: '450 rows' }).waitFor();
+    const drawn = await grid.locator('table.grid tbody tr[aria-rowindex]').count();
+    assert.ok(drawn > 10 && drawn < 100, `${drawn} rows drawn of 450`);
+    await grid.locator('.grid-scroll').evaluate((scroller) => scroller.scrollTo(0, scroller.scrollHeight));
+    await grid.locator('table.grid tbody td.rownum', { hasText: /^450$/ }).waitFor();
     await grid.getByRole('button', { name: 'Copy', exact: true }).click();
     const csv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('x,square'));
-    // All 450 rows, not the page: the header first, the last row present. (Line breaks are not compared:
-    // which clipboard path the browser takes depends on focus, and one of them flattens them.)
+    // All 450 rows: the header first, the last row present. (Line breaks are not compared: which clipboard
+    // path the browser takes depends on focus, and one of them flattens them.)
     assert.match(csv, /^x,square\r?\n?1,1/);
     assert.ok(csv.trimEnd().endsWith('450,202500'));
     await page.screenshot({ path: join(screenshots, 'sql-pages.png') });
+  });
+
+  it('#5 sorts by a header, filters by a column, copies a selected range as TSV, and exports what it shows', async () => {
+    const grid = await webviewWith(page, 'table.grid');
+    await grid.locator('th[data-column="0"] .header-button').click();
+    await grid.locator('th[data-column="0"] .header-button').click();
+    await grid.locator('th[data-column="0"][aria-sort="descending"]').waitFor();
+    await grid.getByRole('searchbox', { name: 'Filter x' }).fill('44');
+    await grid.locator('.grid-footer', { hasText: '14 of 450 rows match the filters' }).waitFor();
+    const first = grid.locator('table.grid tbody tr[aria-rowindex="1"] td[data-column="0"]');
+    assert.equal(await first.textContent(), '449');
+    await first.click();
+    await grid.locator('table.grid tbody tr[aria-rowindex="2"] td[data-column="1"]').click({ modifiers: ['Shift'] });
+    assert.equal(await grid.locator('td.selected').count(), 4);
+    await grid.locator('table.grid').press('Control+c');
+    const tsv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('449'));
+    assert.match(tsv, /^449\t201601\r?\n?448\t200704$/);
+    await page.screenshot({ path: join(screenshots, 'sql-sort-filter.png') });
+    await grid.getByRole('button', { name: 'Copy', exact: true }).click();
+    const csv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('x,square'));
+    assert.match(csv, /^x,square\r?\n?449,201601/, 'the export follows the sorted, filtered view');
+    assert.equal(csv.trim().split(/\r?\n/).length, 15);
   });
 
   it('puts a failing statement\'s error on that statement as a diagnostic and in the results view', async () => {
@@ -173,11 +190,17 @@ describe('VS Code extension, end to end in code-server', function () {
     await view.locator('.status', { hasText: 'Cancelled.' }).waitFor({ timeout: 10_000 });
   });
 
-  it('#5 shows a BLOB as its size and bytes, and a multi-line value on one line', async () => {
+  it('#5 shows a BLOB as its size and bytes and a multi-line value on one line, each whole in the inspector', async () => {
     await runSqlInput(page, "SELECT 'first' || char(10) || 'second' AS note, x'00010203' AS data, 1.5 AS n");
     const view = await webviewWith(page, 'table.grid');
     await view.locator('table.grid td.blob').waitFor({ timeout: 20_000 });
-    assert.deepEqual(await view.locator('table.grid tbody tr').first().locator('td').allTextContents(), ['1', 'first↵second', '<BLOB 4 bytes> 00 01 02 03', '1.5']);
+    assert.deepEqual(await view.locator('table.grid tbody tr[aria-rowindex]').first().locator('td').allTextContents(), ['1', 'first↵second', '<BLOB 4 bytes> 00 01 02 03', '1.5']);
+    await view.locator('table.grid td.blob').dblclick();
+    const inspector = view.locator('aside.inspector');
+    await inspector.locator('.kind', { hasText: 'BLOB, 4 bytes' }).waitFor();
+    assert.equal(await inspector.locator('pre').textContent(), '00000000  00 01 02 03');
+    await view.locator('table.grid td', { hasText: 'first↵second' }).dblclick();
+    await inspector.locator('pre', { hasText: 'first\nsecond' }).waitFor();
     await page.screenshot({ path: join(screenshots, 'sql-cells.png') });
   });
 
@@ -300,25 +323,41 @@ describe('VS Code extension, end to end in code-server', function () {
     assert.equal(await chat.locator('article.message.assistant').count(), 2, 'the cut-off reply stays on screen above the new one');
   });
 
-  it('sends the selected code to the chat with "Ask About Selection"', async () => {
-    await openFile(page, 'people.sql');
+  it('#7 Ask About Selection puts the code and its file:line in the composer, and a reply\'s sql block runs into the grid', async () => {
+    await openFile(page, 'many.sql');
     await page.keyboard.press('Control+A');
-    await runCommand(page, 'Tollgate: Ask About Selection');
     const chat = await webviewWith(page, '#prompt');
-    const question = chat.locator('article.message.user', { hasText: 'Explain this sql code' });
-    await question.waitFor({ timeout: 20_000 });
-    assert.match(await question.textContent() ?? '', /CREATE TABLE people/);
-    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: Explain this sql code' }).waitFor({ timeout: 30_000 });
+    const asked = await chat.locator('article.message.user').count();
+    await runCommand(page, 'Tollgate: Ask About Selection');
+    await poll(() => chat.locator('#prompt').inputValue(), (value) => value.includes('About many.sql:1-2:'));
+    assert.match(await chat.locator('#prompt').inputValue(), /^\n\nAbout many\.sql:1-2:\n```sql\nWITH RECURSIVE/);
+    assert.equal(await chat.locator('article.message.user').count(), asked, 'nothing sent before the user asks');
+    await chat.locator('#prompt').press('Control+Home');
+    await chat.locator('#prompt').pressSequentially('What does this return?');
+    await chat.locator('#prompt').press('Enter');
+    const question = chat.locator('article.message.user').last();
+    await question.locator('pre code', { hasText: 'WITH RECURSIVE' }).waitFor({ timeout: 20_000 });
+    assert.doesNotMatch(await question.textContent() ?? '', /```/, 'the fence is rendered, not shown');
+    const reply = chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: What does this return?' });
+    await reply.waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(screenshots, 'chat-ask-about-selection.png') });
+    await reply.locator('.code-actions').getByRole('button', { name: 'Run' }).click();
+    const grid = await webviewWith(page, '.grid-footer');
+    await grid.locator('.summary .label', { hasText: 'SQL from chat' }).waitFor({ timeout: 20_000 });
+    await grid.locator('.grid-footer', { hasText: '450 rows' }).waitFor();
   });
 
   it('#3 restores the chat, its conversation and model after a window reload, and leaves no empty editor group', async () => {
     const groups = await page.locator('.editor-group-container').count();
-    await page.reload();
+    const lastQuestion = (await (await webviewWith(page, 'article.message.user')).locator('article.message.user').last().textContent())!.trim().slice(0, 30);
+    // VS Code's own reload, as a user does it: the workbench saves its editors' state before it navigates.
+    await Promise.all([page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 }), runCommand(page, 'Developer: Reload Window')]);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    // A restored panel behind another tab loads when shown, as any editor does.
+    await page.locator('.tab', { hasText: 'Tollgate Chat' }).click();
     const chat = await webviewWith(page, 'article.message.user');
-    await chat.locator('article.message.user', { hasText: 'Explain this sql code' }).first().waitFor();
-    await chat.locator('article.message.assistant', { hasText: 'Echo: Explain this sql code' }).first().waitFor();
+    await chat.locator('article.message.user', { hasText: lastQuestion }).first().waitFor();
+    await chat.locator('article.message.assistant', { hasText: 'Echo:' }).first().waitFor();
     await chat.locator('#model option[value="fake-chat"]').waitFor({ state: 'attached', timeout: 30_000 });
     assert.equal(await chat.locator('#model').inputValue(), 'fake-chat');
     assert.equal(await page.locator('.editor-group-container.empty').count(), 0, 'no empty editor group');
@@ -326,7 +365,42 @@ describe('VS Code extension, end to end in code-server', function () {
     await openFile(page, 'people.sql');
     await runCommand(page, 'Tollgate: Run SQL File');
     await (await webviewWith(page, 'table.grid')).locator('table.grid td', { hasText: 'Ada' }).first().waitFor({ timeout: 20_000 });
-    assert.equal(await page.locator('.editor-group-container').count(), groups, 'the results opened in their old group, not a new one');
+    assert.equal(await page.locator('.editor-group-container.empty').count(), 0, 'no empty editor group after the next run either');
+    assert.ok((await page.locator('.editor-group-container').count()) <= groups, 'the next run opened no new group');
+  });
+
+  it('#6 shows a Tollgate view in the activity bar: databases, their tables and columns, the current one marked', async () => {
+    await page.locator('.activitybar .action-item a[aria-label^="Tollgate"]').click();
+    const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Databases' }) });
+    const scratch = view.locator('.monaco-list-row', { hasText: 'scratch' });
+    await scratch.waitFor({ timeout: 20_000 });
+    assert.match(await scratch.textContent() ?? '', /in memory · current/);
+    await scratch.click();
+    await view.locator('.monaco-list-row', { hasText: 'people' }).click();
+    await view.locator('.monaco-list-row', { hasText: 'note' }).waitFor({ timeout: 20_000 });
+    assert.match(await view.locator('.monaco-list-row', { hasText: 'name' }).first().textContent() ?? '', /TEXT/);
+    await page.screenshot({ path: join(screenshots, 'databases-view.png') });
+  });
+
+  it('#6 completes table and column names of the current database in a .sql file', async () => {
+    await runCommand(page, 'Tollgate: New Query');
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('SELECT * FROM peo');
+    await page.keyboard.press('Control+Space');
+    const suggestion = page.locator('.suggest-widget .monaco-list-row', { hasText: 'people' });
+    await suggestion.first().waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(screenshots, 'sql-completion.png') });
+    await page.keyboard.press('Escape');
+  });
+
+  it('#6 offers a walkthrough: run a sample, set a key, open the chat', async () => {
+    await runCommand(page, 'Welcome: Open Walkthrough...');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Tollgate' }).first().click();
+    const steps = page.locator('.gettingStartedContainer .getting-started-step');
+    await steps.filter({ hasText: 'Run a first query' }).first().waitFor({ timeout: 20_000 });
+    for (const title of ['Set a provider key', 'Open the chat']) await steps.filter({ hasText: title }).first().waitFor();
+    await page.screenshot({ path: join(screenshots, 'walkthrough.png') });
   });
 });
 
