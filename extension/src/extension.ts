@@ -3,7 +3,9 @@ import { ChatPanel } from './chat/chat-panel.js';
 import { registerEditorChat } from './chat/editor-chat.js';
 import { GatewayHost } from './host/gateway-host.js';
 import { ProviderKeys } from './host/provider-keys.js';
-import { currentDatabase, readSettings } from './host/read-settings.js';
+import { keepCurrentDatabaseIn, readSettings } from './host/read-settings.js';
+import { addDatabase, newQuery, openSample, pickDatabase, useDatabase } from './databases/database-commands.js';
+import { DatabasesView, schemaCompletion } from './databases/databases-view.js';
 import { ResultsPanel } from './results/results-panel.js';
 import { QueryHistory } from './sql/query-history.js';
 import { SqlCodeLens } from './sql/sql-codelens.js';
@@ -17,12 +19,19 @@ let host: GatewayHost | undefined;
  */
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Tollgate', { log: true });
+  keepCurrentDatabaseIn(context.workspaceState);
   const keys = new ProviderKeys(context.secrets);
   host = new GatewayHost(context, keys, log);
   const results = new ResultsPanel(context);
   const runner = new SqlRunner(host, results, new QueryHistory(context.workspaceState));
-  const chat = new ChatPanel(context, host);
+  const chat = new ChatPanel(context, host, (sql) => runner.run({ sql, label: 'SQL from chat' }));
   const gatewayHost = host;
+  const databases = new DatabasesView(gatewayHost);
+  const refreshDatabases = (db?: string) => {
+    databases.refresh(db);
+    gatewayHost.refreshStatus();
+  };
+  type DatabaseNode = { kind: 'database'; name: string } | undefined;
 
   const withSqlEditor = (run: (editor: vscode.TextEditor) => Promise<void>) => () => {
     const editor = vscode.window.activeTextEditor;
@@ -43,7 +52,26 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('tollgate.runSqlInput', () => runner.runInput()),
     vscode.commands.registerCommand('tollgate.showHistory', () => runner.showHistory()),
     vscode.commands.registerCommand('tollgate.pickDatabase', () => pickDatabase()),
+    databases,
+    vscode.window.registerTreeDataProvider('tollgate.databases', databases),
+    vscode.languages.registerCompletionItemProvider({ language: 'sql' }, schemaCompletion(databases)),
+    runner.onDidRun((db) => databases.refresh(db)),
+    vscode.workspace.onDidChangeConfiguration((event) => event.affectsConfiguration('tollgate.databases') && refreshDatabases()),
+    vscode.commands.registerCommand('tollgate.refreshDatabases', () => refreshDatabases()),
+    vscode.commands.registerCommand('tollgate.addDatabase', async () => {
+      const name = await addDatabase();
+      if (name) await useDatabase(name);
+    }),
+    vscode.commands.registerCommand('tollgate.openSqliteFile', async () => {
+      const picked = await vscode.window.showOpenDialog({ title: 'Open SQLite File', canSelectMany: false, filters: { SQLite: ['sqlite', 'sqlite3', 'db'], 'All files': ['*'] } });
+      const name = picked?.[0] && (await addDatabase(picked[0]));
+      if (name) await useDatabase(name);
+    }),
+    vscode.commands.registerCommand('tollgate.useDatabase', (node: DatabaseNode) => node && useDatabase(node.name)),
+    vscode.commands.registerCommand('tollgate.newQuery', (node: DatabaseNode) => newQuery(node?.name)),
+    vscode.commands.registerCommand('tollgate.openSample', () => openSample()),
     vscode.commands.registerCommand('tollgate.openChat', () => chat.open()),
+    vscode.commands.registerCommand('tollgate.newChat', () => chat.newChat()),
     vscode.commands.registerCommand('tollgate.askAboutSelection', () => askAboutSelection(chat)),
     vscode.commands.registerCommand('tollgate.setProviderApiKey', () => keys.prompt(Object.keys(readSettings().providers))),
     vscode.commands.registerCommand('tollgate.restartGateway', async () => {
@@ -60,14 +88,6 @@ export async function deactivate(): Promise<void> {
   host = undefined;
 }
 
-async function pickDatabase(): Promise<void> {
-  const databases = readSettings().databases;
-  const current = currentDatabase();
-  const items = Object.entries(databases).map(([name, path]) => ({ label: name, description: path, picked: name === current, detail: name === current ? 'current' : undefined }));
-  const chosen = await vscode.window.showQuickPick(items, { title: 'Current Database', placeHolder: 'SQL runs against this database; add more under the "tollgate.databases" setting' });
-  if (chosen) await vscode.workspace.getConfiguration('tollgate').update('currentDatabase', chosen.label, vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
-}
-
 function askAboutSelection(chat: ChatPanel): Promise<void> | undefined {
   const editor = vscode.window.activeTextEditor;
   const selected = editor?.document.getText(editor.selection);
@@ -75,5 +95,8 @@ function askAboutSelection(chat: ChatPanel): Promise<void> | undefined {
     void vscode.window.showWarningMessage('Select some code first.');
     return undefined;
   }
-  return chat.ask(`Explain this ${editor.document.languageId} code:\n\n\`\`\`${editor.document.languageId}\n${selected}\n\`\`\``);
+  const { start, end } = editor.selection;
+  const lines = start.line === end.line ? `${start.line + 1}` : `${start.line + 1}-${end.line + 1}`;
+  const where = `${vscode.workspace.asRelativePath(editor.document.uri)}:${lines}`;
+  return chat.prefill(`\n\nAbout ${where}:\n\`\`\`${editor.document.languageId}\n${selected.replace(/\n$/, '')}\n\`\`\``);
 }

@@ -22,26 +22,26 @@ describe('VS Code extension, end to end in code-server', function () {
   let browser: Browser;
   let page: Page;
   let root: string;
+  let workspace: string;
+  let workspaceSettings: Record<string, unknown>;
 
   before(async function () {
     if (!codeServerInstalled()) throw new Error('code-server is not installed: run test/e2e/setup-code-server.sh (npm run test:e2e does)');
     openai = await startFakeOpenAI();
     root = mkdtempSync(join(tmpdir(), 'tollgate-e2e-'));
-    const workspace = join(root, 'workspace');
+    workspace = join(root, 'workspace');
     mkdirSync(join(workspace, '.vscode'), { recursive: true });
     writeFileSync(join(workspace, 'people.sql'), "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT, note TEXT);\nINSERT INTO people(name, note) VALUES ('Ada', 'first; programmer'), ('Grace', NULL);\nSELECT id, name, note FROM people ORDER BY id;\n");
     writeFileSync(join(workspace, 'broken.sql'), 'SELECT 1;\nSELEC name FROM nowhere;\n');
     writeFileSync(join(workspace, 'many.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 450) SELECT x, x * x AS square FROM c;\n');
     writeFileSync(join(workspace, 'endless.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n');
-    writeFileSync(
-      join(workspace, '.vscode', 'settings.json'),
-      JSON.stringify({
-        'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
-        'tollgate.models': { 'fake-chat': { routes: [{ provider: 'fake', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
-        'tollgate.defaultCatalog': false,
-        'tollgate.sql.timeoutMs': 4000,
-      }),
-    );
+    workspaceSettings = {
+      'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
+      'tollgate.models': { 'fake-chat': { routes: [{ provider: 'fake', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
+      'tollgate.defaultCatalog': false,
+      'tollgate.sql.timeoutMs': 4000,
+    };
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify(workspaceSettings));
     const dirs = { extensions: join(root, 'extensions'), userData: join(root, 'user-data') };
     installExtension(vsix, dirs);
     codeServer = await startCodeServer(dirs, {
@@ -60,6 +60,7 @@ describe('VS Code extension, end to end in code-server', function () {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     page = await context.newPage();
+    if (process.env.TOLLGATE_E2E_KEEP) page.on('console', (message) => console.log(`[browser ${message.type()}] ${message.text()}`));
     await page.goto(`${codeServer.url}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     mkdirSync(screenshots, { recursive: true });
@@ -69,43 +70,73 @@ describe('VS Code extension, end to end in code-server', function () {
     await browser?.close();
     await codeServer?.close();
     await openai?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
+    if (root && !process.env.TOLLGATE_E2E_KEEP) rmSync(root, { recursive: true, force: true });
   });
 
   afterEach(async function () {
     if (this.currentTest?.state === 'failed' && page) await page.screenshot({ path: join(screenshots, `failed-${slug(this.currentTest.title)}.png`) });
   });
 
-  it('runs a .sql file and shows its last result in the grid, NULL marked as NULL', async () => {
+  it('#4 shows every statement of a file run with its SQL and outcome, labelled by the file, NULL marked as NULL', async () => {
     await openFile(page, 'people.sql');
     await runCommand(page, 'Tollgate: Run SQL File');
-    const grid = await webviewWith(page, 'table.grid');
-    assert.deepEqual(await grid.locator('table.grid thead th').allTextContents(), ['#', 'id', 'name', 'note']);
-    const rows = await grid.locator('table.grid tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
+    const view = await webviewWith(page, 'table.grid');
+    await view.locator('section.statement').nth(2).waitFor();
+    assert.equal(await view.locator('.summary .label').textContent(), 'people.sql');
+    const heads = await view.locator('.statement-head').evaluateAll((all) => all.map((h) => [h.querySelector('.sql')?.textContent?.slice(0, 24), h.querySelector('.line')?.textContent, h.querySelector('.outcome')?.textContent]));
+    assert.deepEqual(heads, [
+      ['CREATE TABLE people(id I', 'line 1', '0 rows affected.'],
+      ["INSERT INTO people(name,", 'line 2', '2 rows affected.'],
+      ['SELECT id, name, note FR', 'line 3', '2 rows'],
+    ]);
+    assert.deepEqual(await view.locator('table.grid thead tr:first-child th').allTextContents(), ['#', 'id', 'name', 'note']);
+    const rows = await view.locator('table.grid tbody tr[aria-rowindex]').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
     assert.deepEqual(rows, [
       ['1', '1', 'Ada', 'first; programmer'],
       ['2', '2', 'Grace', 'NULL(null)'],
     ]);
-    assert.match(await grid.locator('.summary').textContent() ?? '', /2 rows.*\d+ ms/);
+    assert.match(await view.locator('.summary').textContent() ?? '', /3 statements.*\d+ ms/);
     await page.screenshot({ path: join(screenshots, 'sql-results.png') });
   });
 
-  it('pages a large result 200 rows at a time and copies all of it as CSV', async () => {
+  it('#5 keeps only the rows in view in the DOM, scrolls to the last of 450, and copies all of them as CSV', async () => {
     await openFile(page, 'many.sql');
     await runCommand(page, 'Tollgate: Run SQL File');
     const grid = await webviewWith(page, 'table.grid');
-    await grid.locator('.pager .range', { hasText: 'Rows 1–200 of 450' }).waitFor();
-    assert.equal(await grid.locator('table.grid tbody tr').count(), 200);
-    await grid.getByRole('button', { name: 'Next page' }).click();
-    await grid.locator('.pager .range', { hasText: 'Rows 201–400 of 450' }).waitFor();
-    assert.deepEqual(await grid.locator('table.grid tbody tr').first().locator('td').allTextContents(), ['201', '201', '40401']);
-    await grid.getByRole('button', { name: 'Copy CSV' }).click();
+    await grid.locator('.grid-footer', { hasText: '450 rows' }).waitFor();
+    const drawn = await grid.locator('table.grid tbody tr[aria-rowindex]').count();
+    assert.ok(drawn > 10 && drawn < 100, `${drawn} rows drawn of 450`);
+    await grid.locator('.grid-scroll').evaluate((scroller) => scroller.scrollTo(0, scroller.scrollHeight));
+    await grid.locator('table.grid tbody td.rownum', { hasText: /^450$/ }).waitFor();
+    await grid.getByRole('button', { name: 'Copy', exact: true }).click();
     const csv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('x,square'));
-    // All 450 rows, not the page: the header first, the last row present. (Line breaks are not compared:
-    // which clipboard path the browser takes depends on focus, and one of them flattens them.)
+    // All 450 rows: the header first, the last row present. (Line breaks are not compared: which clipboard
+    // path the browser takes depends on focus, and one of them flattens them.)
     assert.match(csv, /^x,square\r?\n?1,1/);
     assert.ok(csv.trimEnd().endsWith('450,202500'));
     await page.screenshot({ path: join(screenshots, 'sql-pages.png') });
+  });
+
+  it('#5 sorts by a header, filters by a column, copies a selected range as TSV, and exports what it shows', async () => {
+    const grid = await webviewWith(page, 'table.grid');
+    await grid.locator('th[data-column="0"] .header-button').click();
+    await grid.locator('th[data-column="0"] .header-button').click();
+    await grid.locator('th[data-column="0"][aria-sort="descending"]').waitFor();
+    await grid.getByRole('searchbox', { name: 'Filter x' }).fill('44');
+    await grid.locator('.grid-footer', { hasText: '14 of 450 rows match the filters' }).waitFor();
+    const first = grid.locator('table.grid tbody tr[aria-rowindex="1"] td[data-column="0"]');
+    assert.equal(await first.textContent(), '449');
+    await first.click();
+    await grid.locator('table.grid tbody tr[aria-rowindex="2"] td[data-column="1"]').click({ modifiers: ['Shift'] });
+    assert.equal(await grid.locator('td.selected').count(), 4);
+    await grid.locator('table.grid').press('Control+c');
+    const tsv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('449'));
+    assert.match(tsv, /^449\t201601\r?\n?448\t200704$/);
+    await page.screenshot({ path: join(screenshots, 'sql-sort-filter.png') });
+    await grid.getByRole('button', { name: 'Copy', exact: true }).click();
+    const csv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('x,square'));
+    assert.match(csv, /^x,square\r?\n?449,201601/, 'the export follows the sorted, filtered view');
+    assert.equal(csv.trim().split(/\r?\n/).length, 15);
   });
 
   it('puts a failing statement\'s error on that statement as a diagnostic and in the results view', async () => {
@@ -130,6 +161,60 @@ describe('VS Code extension, end to end in code-server', function () {
     const view = await webviewWith(page, 'table.grid, .status, .error');
     await view.locator('.status', { hasText: 'Cancelled.' }).waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(screenshots, 'sql-cancelled.png') });
+  });
+
+  it('#4 queues a run behind a running one, times each from its own start, and keeps a timeout in its own tab', async () => {
+    await openFile(page, 'endless.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    await (await webviewWith(page, '.status.running')).locator('.status.running').waitFor();
+    await runSqlInput(page, 'SELECT 42 AS answer');
+    const view = await webviewWith(page, '.status.queued');
+    await view.locator('.status.queued', { hasText: 'Queued: waits for endless.sql to finish.' }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'sql-queued.png') });
+    // endless.sql hits the 4 s statement timeout; then the queued SELECT runs.
+    await view.locator('table.grid td', { hasText: '42' }).waitFor({ timeout: 30_000 });
+    const elapsed = Number((await view.locator('.summary .elapsed').textContent())?.replace(' ms', ''));
+    assert.ok(elapsed < 2_000, `SELECT 42 reported ${elapsed} ms: its time, not the time it waited`);
+    assert.match(await view.locator('.summary .waited').textContent() ?? '', /queued \d+ ms/);
+    const timedOut = view.locator('.run-tab.is-error', { hasText: 'endless.sql' });
+    await timedOut.click();
+    assert.match(await view.locator('.error').textContent() ?? '', /statement_timeout/);
+    await page.screenshot({ path: join(screenshots, 'sql-timeout-kept.png') });
+  });
+
+  it('#4 cancels a running query from the results panel', async () => {
+    await openFile(page, 'endless.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    const view = await webviewWith(page, '.status.running');
+    await view.locator('.status.running').getByRole('button', { name: 'Cancel' }).click();
+    await view.locator('.status', { hasText: 'Cancelled.' }).waitFor({ timeout: 10_000 });
+  });
+
+  it('#5 shows a BLOB as its size and bytes and a multi-line value on one line, each whole in the inspector', async () => {
+    await runSqlInput(page, "SELECT 'first' || char(10) || 'second' AS note, x'00010203' AS data, 1.5 AS n");
+    const view = await webviewWith(page, 'table.grid');
+    await view.locator('table.grid td.blob').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await view.locator('table.grid tbody tr[aria-rowindex]').first().locator('td').allTextContents(), ['1', 'first↵second', '<BLOB 4 bytes> 00 01 02 03', '1.5']);
+    await view.locator('table.grid td.blob').dblclick();
+    const inspector = view.locator('aside.inspector');
+    await inspector.locator('.kind', { hasText: 'BLOB, 4 bytes' }).waitFor();
+    assert.equal(await inspector.locator('pre').textContent(), '00000000  00 01 02 03');
+    await view.locator('table.grid td', { hasText: 'first↵second' }).dblclick();
+    await inspector.locator('pre', { hasText: 'first\nsecond' }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'sql-cells.png') });
+  });
+
+  it('#3 asks before a settings change would empty the scratch database, and keeps its data on "Later"', async () => {
+    await runSqlInput(page, "CREATE TABLE kept(x); INSERT INTO kept VALUES ('still here')");
+    await (await webviewWith(page, '.status')).locator('.status', { hasText: '1 row affected.' }).waitFor({ timeout: 20_000 });
+    writeFileSync(join(workspace, '.vscode', 'settings.json'), JSON.stringify({ ...workspaceSettings, 'tollgate.sql.maxRows': 5000 }));
+    const toast = page.locator('.notification-toast', { hasText: 'empties the in-memory database "scratch"' });
+    await toast.waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(screenshots, 'settings-change-warning.png') });
+    await toast.getByRole('button', { name: 'Later' }).click();
+    await runSqlInput(page, 'SELECT x FROM kept');
+    const grid = await webviewWith(page, 'table.grid');
+    await grid.locator('table.grid td', { hasText: 'still here' }).waitFor({ timeout: 20_000 });
   });
 
   it('stores a provider key with the command and streams a chat reply from the fake upstream', async () => {
@@ -163,16 +248,159 @@ describe('VS Code extension, end to end in code-server', function () {
     await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: second question' }).waitFor({ timeout: 30_000 });
   });
 
-  it('sends the selected code to the chat with "Ask About Selection"', async () => {
-    await openFile(page, 'people.sql');
-    await page.keyboard.press('Control+A');
-    await runCommand(page, 'Tollgate: Ask About Selection');
+  it('#1 keeps a message sent while a reply is pending: shown as queued at once, then answered in turn', async () => {
     const chat = await webviewWith(page, '#prompt');
-    const question = chat.locator('article.message.user', { hasText: 'Explain this sql code' });
-    await question.waitFor({ timeout: 20_000 });
-    assert.match(await question.textContent() ?? '', /CREATE TABLE people/);
-    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: Explain this sql code' }).waitFor({ timeout: 30_000 });
+    openai.delay(2_000);
+    try {
+      await chat.locator('#prompt').fill('the first of two');
+      await chat.locator('#prompt').press('Enter');
+      await chat.locator('article.message.assistant.streaming, #stop:not([hidden])').first().waitFor();
+      await chat.locator('#prompt').fill('typed while waiting');
+      await chat.locator('#prompt').press('Enter');
+      const queued = chat.locator('article.message.user.queued', { hasText: 'typed while waiting' });
+      await queued.waitFor();
+      assert.match(await queued.textContent() ?? '', /Queued: sent when the current reply ends/);
+      assert.equal(await chat.locator('#prompt').inputValue(), '');
+      await page.screenshot({ path: join(screenshots, 'chat-queued.png') });
+    } finally {
+      openai.delay(0);
+    }
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: typed while waiting' }).waitFor({ timeout: 30_000 });
+    assert.equal(await chat.locator('article.message.user.queued').count(), 0);
+    assert.deepEqual(await chat.locator('article.message.assistant').evaluateAll((all) => all.slice(-2).map((a) => a.textContent?.trim())), ['Echo: the first of two', 'Echo: typed while waiting']);
+  });
+
+  it('#2 stops retrying a rate limit after three automatic retries and offers Retry, which then answers', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    const before = openai.requests.length;
+    // Four requests from the panel (the first and three automatic retries), each tried three times upstream by Tollgate.
+    openai.failNext({ status: 429, times: 12 });
+    await chat.locator('#prompt').fill('never gives up?');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.countdown', { hasText: 'automatic retry 1 of 3' }).waitFor({ timeout: 30_000 });
+    const gaveUp = chat.locator('.notice', { hasText: 'Still failing after 3 automatic retries.' });
+    await gaveUp.waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(screenshots, 'chat-gave-up.png') });
+    assert.equal(openai.requests.length - before, 12);
+    assert.equal(await chat.locator('.countdown', { hasText: /Retrying in/ }).count(), 0, 'no countdown left running');
+    await gaveUp.getByRole('button', { name: 'Retry' }).click();
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: never gives up?' }).waitFor({ timeout: 30_000 });
+    assert.equal(openai.requests.length - before, 13);
+  });
+
+  it('#2 lets the user stop an automatic retry during its countdown', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    openai.failNext({ status: 429, times: 3 });
+    await chat.locator('#prompt').fill('stop counting');
+    await chat.locator('#prompt').press('Enter');
+    await chat.locator('.countdown', { hasText: /Retrying in \d+ s/ }).waitFor({ timeout: 30_000 });
+    const counting = chat.locator('.notice').last();
+    const sent = openai.requests.length;
+    await counting.getByRole('button', { name: 'Stop' }).click();
+    await chat.locator('.countdown', { hasText: 'Automatic retry stopped.' }).waitFor();
+    await counting.getByRole('button', { name: 'Retry' }).click();
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: stop counting' }).waitFor({ timeout: 30_000 });
+    assert.equal(openai.requests.length - sent, 1, 'only the Retry the user asked for reached the provider');
+  });
+
+  it('#2 reports a broken stream once, on the reply, with a Retry that replaces it', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    await chat.locator('#new-chat').click();
+    await chat.locator('article.message').first().waitFor({ state: 'detached' });
+    openai.dropAfterChunks(2);
+    try {
+      await chat.locator('#prompt').fill('a reply that breaks off midway');
+      await chat.locator('#prompt').press('Enter');
+      await chat.locator('.badge.incomplete').waitFor({ timeout: 30_000 });
+    } finally {
+      openai.dropAfterChunks(undefined);
+    }
+    assert.equal(await chat.locator('.badge.incomplete').count(), 1);
+    assert.equal(await chat.locator('.notice').count(), 0, 'no second report of the same break');
+    await page.screenshot({ path: join(screenshots, 'chat-incomplete.png') });
+    await chat.locator('.badge.incomplete').getByRole('button', { name: 'Retry' }).click();
+    await chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: a reply that breaks off midway' }).waitFor({ timeout: 30_000 });
+    assert.equal(await chat.locator('article.message.assistant').count(), 2, 'the cut-off reply stays on screen above the new one');
+  });
+
+  it('#7 Ask About Selection puts the code and its file:line in the composer, and a reply\'s sql block runs into the grid', async () => {
+    await openFile(page, 'many.sql');
+    await page.keyboard.press('Control+A');
+    const chat = await webviewWith(page, '#prompt');
+    const asked = await chat.locator('article.message.user').count();
+    await runCommand(page, 'Tollgate: Ask About Selection');
+    await poll(() => chat.locator('#prompt').inputValue(), (value) => value.includes('About many.sql:1-2:'));
+    assert.match(await chat.locator('#prompt').inputValue(), /^\n\nAbout many\.sql:1-2:\n```sql\nWITH RECURSIVE/);
+    assert.equal(await chat.locator('article.message.user').count(), asked, 'nothing sent before the user asks');
+    await chat.locator('#prompt').press('Control+Home');
+    await chat.locator('#prompt').pressSequentially('What does this return?');
+    await chat.locator('#prompt').press('Enter');
+    const question = chat.locator('article.message.user').last();
+    await question.locator('pre code', { hasText: 'WITH RECURSIVE' }).waitFor({ timeout: 20_000 });
+    assert.doesNotMatch(await question.textContent() ?? '', /```/, 'the fence is rendered, not shown');
+    const reply = chat.locator('article.message.assistant:not(.streaming)', { hasText: 'Echo: What does this return?' });
+    await reply.waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(screenshots, 'chat-ask-about-selection.png') });
+    await reply.locator('.code-actions').getByRole('button', { name: 'Run' }).click();
+    const grid = await webviewWith(page, '.grid-footer');
+    await grid.locator('.summary .label', { hasText: 'SQL from chat' }).waitFor({ timeout: 20_000 });
+    await grid.locator('.grid-footer', { hasText: '450 rows' }).waitFor();
+  });
+
+  it('#3 restores the chat, its conversation and model after a window reload, and leaves no empty editor group', async () => {
+    const groups = await page.locator('.editor-group-container').count();
+    const lastQuestion = (await (await webviewWith(page, 'article.message.user')).locator('article.message.user').last().textContent())!.trim().slice(0, 30);
+    // VS Code's own reload, as a user does it: the workbench saves its editors' state before it navigates.
+    await Promise.all([page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 }), runCommand(page, 'Developer: Reload Window')]);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    // A restored panel behind another tab loads when shown, as any editor does.
+    await page.locator('.tab', { hasText: 'Tollgate Chat' }).click();
+    const chat = await webviewWith(page, 'article.message.user');
+    await chat.locator('article.message.user', { hasText: lastQuestion }).first().waitFor();
+    await chat.locator('article.message.assistant', { hasText: 'Echo:' }).first().waitFor();
+    await chat.locator('#model option[value="fake-chat"]').waitFor({ state: 'attached', timeout: 30_000 });
+    assert.equal(await chat.locator('#model').inputValue(), 'fake-chat');
+    assert.equal(await page.locator('.editor-group-container.empty').count(), 0, 'no empty editor group');
+    await page.screenshot({ path: join(screenshots, 'chat-restored.png') });
+    await openFile(page, 'people.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    await (await webviewWith(page, 'table.grid')).locator('table.grid td', { hasText: 'Ada' }).first().waitFor({ timeout: 20_000 });
+    assert.equal(await page.locator('.editor-group-container.empty').count(), 0, 'no empty editor group after the next run either');
+    assert.ok((await page.locator('.editor-group-container').count()) <= groups, 'the next run opened no new group');
+  });
+
+  it('#6 shows a Tollgate view in the activity bar: databases, their tables and columns, the current one marked', async () => {
+    await page.locator('.activitybar .action-item a[aria-label^="Tollgate"]').click();
+    const view = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Databases' }) });
+    const scratch = view.locator('.monaco-list-row', { hasText: 'scratch' });
+    await scratch.waitFor({ timeout: 20_000 });
+    assert.match(await scratch.textContent() ?? '', /in memory · current/);
+    await scratch.click();
+    await view.locator('.monaco-list-row', { hasText: 'people' }).click();
+    await view.locator('.monaco-list-row', { hasText: 'note' }).waitFor({ timeout: 20_000 });
+    assert.match(await view.locator('.monaco-list-row', { hasText: 'name' }).first().textContent() ?? '', /TEXT/);
+    await page.screenshot({ path: join(screenshots, 'databases-view.png') });
+  });
+
+  it('#6 completes table and column names of the current database in a .sql file', async () => {
+    await runCommand(page, 'Tollgate: New Query');
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('SELECT * FROM peo');
+    await page.keyboard.press('Control+Space');
+    const suggestion = page.locator('.suggest-widget .monaco-list-row', { hasText: 'people' });
+    await suggestion.first().waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: join(screenshots, 'sql-completion.png') });
+    await page.keyboard.press('Escape');
+  });
+
+  it('#6 offers a walkthrough: run a sample, set a key, open the chat', async () => {
+    await runCommand(page, 'Welcome: Open Walkthrough...');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get Started with Tollgate' }).first().click();
+    const steps = page.locator('.gettingStartedContainer .getting-started-step');
+    await steps.filter({ hasText: 'Run a first query' }).first().waitFor({ timeout: 20_000 });
+    for (const title of ['Set a provider key', 'Open the chat']) await steps.filter({ hasText: title }).first().waitFor();
+    await page.screenshot({ path: join(screenshots, 'walkthrough.png') });
   });
 });
 
@@ -184,6 +412,15 @@ async function runCommand(page: Page, title: string): Promise<void> {
   await input.fill(`>${title}`);
   // A click, not Enter: the list may still be re-rendering as results arrive, and Enter takes whatever is focused.
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
+}
+
+/** "Tollgate: Run SQL…": the statement typed into its input box. */
+async function runSqlInput(page: Page, sql: string): Promise<void> {
+  await runCommand(page, 'Tollgate: Run SQL…');
+  const input = page.locator('.quick-input-widget input');
+  await page.locator('.quick-input-widget', { hasText: 'Against database' }).waitFor();
+  await input.fill(sql);
+  await input.press('Enter');
 }
 
 async function pickQuickInput(page: Page, label: string): Promise<void> {

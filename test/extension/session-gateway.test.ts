@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatSession } from '../../extension/src/chat/chat-session.js';
+import { readSchema } from '../../extension/src/databases/schema.js';
 import type { HostSettings } from '../../extension/src/host/host-config.js';
 import { startSessionGateway, type SessionGateway } from '../../extension/src/host/session-gateway.js';
 import type { ToChatView } from '../../extension/src/webview/protocol.js';
@@ -64,6 +65,22 @@ describe('extension: the in-process gateway of an editor session', () => {
     assert.equal(anonymous.status, 401);
   });
 
+  it('reads every table and view with its columns for the Databases view and completion', async () => {
+    const { client } = await start();
+    await client.sql('CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT); CREATE VIEW names AS SELECT name FROM people', { db: 'scratch' });
+    assert.deepEqual(await readSchema(client, 'scratch'), [
+      { name: 'names', kind: 'view', columns: [{ name: 'name', type: 'TEXT' }] },
+      { name: 'people', kind: 'table', columns: [{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'TEXT' }] },
+    ]);
+    assert.deepEqual(await readSchema(client, 'disk'), []);
+  });
+
+  it('answers every statement of a request with sqlAll, in order', async () => {
+    const { client } = await start();
+    const answer = await client.sqlAll('CREATE TABLE t(x); INSERT INTO t VALUES (1), (2); SELECT x FROM t', { db: 'scratch' });
+    assert.deepEqual(answer.results.map((result) => (result.type === 'table' ? result.data : result.affected_rows)), [0, 2, [[1], [2]]]);
+  });
+
   it('lists the configured models and streams a chat reply into the view, rendered as HTML', async () => {
     const { client } = await start();
     assert.deepEqual(await client.models(), ['fake-chat']);
@@ -95,7 +112,44 @@ describe('extension: the in-process gateway of an editor session', () => {
     await session.send('two', 'fake-chat');
     const error = posted.find((m) => m.type === 'error');
     assert.equal(error?.type === 'error' && error.explanation.action?.kind, 'retry-in');
+    assert.equal(error?.type === 'error' && error.recovery?.kind === 'countdown' && `${error.recovery.attempt} of ${error.recovery.of}`, '1 of 3');
     assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant', 'user'], 'the unanswered question waits for the retry');
+  });
+
+  it('stops retrying a rate limit by itself after three automatic retries and offers Retry instead', async () => {
+    await start({ limits: { rpm: 1 } });
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    await session.send('one', 'fake-chat');
+    await session.send('two', 'fake-chat');
+    for (let i = 0; i < 3; i++) await session.retry(true);
+    const recoveries = posted.flatMap((m) => (m.type === 'error' ? [m.recovery?.kind === 'countdown' ? m.recovery.attempt : m.recovery] : []));
+    assert.deepEqual(recoveries, [1, 2, 3, { kind: 'manual', gaveUpAfter: 3 }]);
+    const upstream = openai.requests.length;
+    await session.retry(false);
+    const last = posted.filter((m) => m.type === 'error').at(-1);
+    assert.equal(last?.type === 'error' && last.recovery?.kind === 'countdown' && last.recovery.attempt, 1, "the user's Retry starts the count again");
+    assert.equal(openai.requests.length, upstream, 'a refused retry never reached the provider');
+  });
+
+  it('queues a message sent while a reply streams, shows it at once, and sends it after the reply', async () => {
+    await start();
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    openai.delay(300);
+    try {
+      const first = session.send('first', 'fake-chat');
+      await session.send('second', 'fake-chat');
+      assert.ok(posted.some((m) => m.type === 'user' && m.queued && m.html.includes('second')), 'shown as queued while the first reply is pending');
+      await first;
+    } finally {
+      openai.delay(0);
+    }
+    assert.deepEqual(
+      session.messages.map((m) => `${m.role}: ${m.content}`),
+      ['user: first', 'assistant: Echo: first', 'user: second', 'assistant: Echo: second'],
+    );
+    assert.ok(posted.some((m) => m.type === 'dequeued'));
   });
 
   it('keeps what arrived of a broken stream, marked incomplete', async () => {
@@ -110,7 +164,11 @@ describe('extension: the in-process gateway of an editor session', () => {
     }
     const final = posted.filter((m) => m.type === 'assistant').at(-1);
     assert.equal(final?.type === 'assistant' && final.incomplete, true);
-    assert.equal(posted.find((m) => m.type === 'error')?.type, 'error');
+    assert.equal(posted.find((m) => m.type === 'error'), undefined, 'reported once, on the reply, not again as a notice');
+    await session.retry();
+    const again = posted.filter((m) => m.type === 'assistant').at(-1);
+    assert.equal(again?.type === 'assistant' && again.html, '<p>Echo: a longer question with several words</p>\n');
+    assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant'], 'Retry replaced the cut-off reply');
   });
 
   it("explains a provider refusing the request's missing API key with the Set Provider API Key command", async () => {

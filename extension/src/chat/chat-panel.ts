@@ -1,35 +1,61 @@
 import * as vscode from 'vscode';
+import type { ChatMessage } from '@tollgate/client';
 import type { GatewayHost } from '../host/gateway-host.js';
-import { createPanel, loadView } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView } from '../webview/panel-assets.js';
 import type { FromChatView, ToChatView } from '../webview/protocol.js';
 import { ChatSession } from './chat-session.js';
 
-/** The chat panel: a model picker filled from /v1/models and one conversation, streamed. */
+/** Workspace-state keys: the conversation and the model survive a window reload (issue 18 #3). */
+const CONVERSATION_KEY = 'tollgate.chat.conversation';
+const MODEL_KEY = 'tollgate.chat.model';
+export const CHAT_VIEW_TYPE = 'tollgate.chat';
+
+/**
+ * The chat panel: a model picker filled from /v1/models and one conversation, streamed. The
+ * conversation is kept in workspace state and the panel is restored after a reload by its serializer.
+ */
 export class ChatPanel implements vscode.Disposable {
   #panel: vscode.WebviewPanel | undefined;
   #session: ChatSession | undefined;
   #ready: Promise<void> | undefined;
-  /** The model last picked in the view, used by "Ask About Selection". */
-  #lastModel: string | undefined;
+  readonly #serializer: vscode.Disposable;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly host: GatewayHost,
-  ) {}
+    /** Runs a `sql` code block from a reply straight into the results grid. */
+    private readonly runSql: (sql: string) => Promise<void>,
+  ) {
+    this.#serializer = vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
+      // Not awaiting the view's 'ready': VS Code holds the view's messages until this resolves.
+      deserializeWebviewPanel: async (panel) => void this.#attach(panel),
+    });
+  }
+
+  /** The model last picked in the view (remembered per workspace), used by "Ask About Selection". */
+  get #lastModel(): string | undefined {
+    return this.context.workspaceState.get<string>(MODEL_KEY);
+  }
 
   /** Opens (or reveals) the panel; resolves once its view can take messages. */
   open(): Promise<void> {
     if (this.#panel && this.#ready) {
-      this.#panel.reveal(vscode.ViewColumn.Beside);
+      this.#panel.reveal(undefined, false);
       return this.#ready;
     }
-    const panel = createPanel(this.context, 'tollgate.chat', 'Tollgate Chat', vscode.ViewColumn.Beside);
+    return this.#attach(createPanel(this.context, CHAT_VIEW_TYPE, 'Tollgate Chat', vscode.ViewColumn.Beside));
+  }
+
+  #attach(panel: vscode.WebviewPanel): Promise<void> {
+    configurePanel(this.context, panel);
     this.#panel = panel;
     const post = (message: ToChatView) => void panel.webview.postMessage(message);
-    const session = (this.#session = new ChatSession(async () => (await this.host.gateway()).chatClient, post));
+    const restored = this.context.workspaceState.get<ChatMessage[]>(CONVERSATION_KEY) ?? [];
+    const session = (this.#session = new ChatSession(async () => (await this.host.gateway()).chatClient, post, restored, (messages) => void this.context.workspaceState.update(CONVERSATION_KEY, messages)));
     this.#ready = new Promise((resolve) => {
       panel.webview.onDidReceiveMessage(async (message: FromChatView) => {
         if (message.type === 'ready') {
+          session.replay();
           await this.#sendModels(post);
           resolve();
         } else await this.#receive(message, session);
@@ -45,21 +71,34 @@ export class ChatPanel implements vscode.Disposable {
     return this.#ready;
   }
 
-  /** "Ask about selection": the selected code, fenced with its language, as a new question. */
-  async ask(text: string, model?: string): Promise<void> {
+  /** "Tollgate: New Chat": forgets the saved conversation and starts afresh. */
+  async newChat(): Promise<void> {
     await this.open();
-    await this.#session?.send(text, model ?? this.#lastModel ?? '');
+    this.#session?.clear();
+  }
+
+  /**
+   * "Ask About Selection": the code, fenced with its language and headed by its file:line, goes into the
+   * composer for the user to ask about; nothing is sent until they do (it used to send a fixed prompt).
+   */
+  async prefill(text: string): Promise<void> {
+    await this.open();
+    void this.#panel?.webview.postMessage({ type: 'prefill', text } satisfies ToChatView);
   }
 
   async #receive(message: FromChatView, session: ChatSession): Promise<void> {
     switch (message.type) {
       case 'send':
-        this.#lastModel = message.model;
+        await this.context.workspaceState.update(MODEL_KEY, message.model);
         return session.send(message.text, message.model);
       case 'stop':
         return session.stop();
       case 'retry':
-        return session.retry();
+        return session.retry(message.automatic ?? false);
+      case 'new':
+        return session.clear();
+      case 'code':
+        return this.codeAction(message.action, message.text, message.language);
       case 'action':
         if (message.action.kind === 'command') await vscode.commands.executeCommand(message.action.command);
         else if (message.action.kind === 'open-url') await openRecoveryUrl(message.action.url);
@@ -71,15 +110,30 @@ export class ChatPanel implements vscode.Disposable {
     const configured = vscode.workspace.getConfiguration('tollgate').get<string>('chat.model') || undefined;
     try {
       const models = await (await this.host.gateway()).client.models();
-      this.#lastModel ??= configured && models.includes(configured) ? configured : models[0];
-      post({ type: 'models', models, selected: this.#lastModel });
+      const remembered = this.#lastModel;
+      const selected = [remembered, configured].find((model) => model && models.includes(model)) ?? models[0];
+      post({ type: 'models', models, selected });
     } catch (error) {
       post({ type: 'models', models: [], selected: undefined });
       post({ type: 'error', id: 0, explanation: { title: 'Gateway not running', detail: (error as Error).message, action: { kind: 'command', label: 'Restart Gateway', command: 'tollgate.restartGateway' } } });
     }
   }
 
+  /** A code block's Copy, Insert (at the cursor of the last editor) or Run (`sql` blocks). */
+  async codeAction(action: 'copy' | 'insert' | 'run', text: string, language: string): Promise<void> {
+    if (action === 'copy') {
+      await vscode.env.clipboard.writeText(text);
+      vscode.window.setStatusBarMessage('Copied the code block', 3000);
+    } else if (action === 'run' && language === 'sql') await this.runSql(text);
+    else if (action === 'insert') {
+      const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+      if (!editor) return void vscode.window.showWarningMessage('Open an editor to insert the code into.');
+      await editor.edit((edit) => edit.replace(editor.selection, text));
+    }
+  }
+
   dispose(): void {
+    this.#serializer.dispose();
     this.#panel?.dispose();
   }
 }

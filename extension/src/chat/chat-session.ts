@@ -1,49 +1,117 @@
 import { StreamInterruptedError, type ChatMessage, type TollgateClient } from '@tollgate/client';
 import type { ToChatView } from '../webview/protocol.js';
 import { explainError, factsOf } from './explain-error.js';
-import { renderMarkdown, renderPlain } from './render-markdown.js';
+import { renderMarkdown } from './render-markdown.js';
+import { recoveryAfter } from './retry-policy.js';
 
 /** Re-rendering Markdown on every token is wasted work; the view is updated at most this often. */
 const RENDER_EVERY_MS = 50;
 
+interface Queued {
+  id: number;
+  text: string;
+  model: string;
+}
+
 /**
- * One conversation: the messages so far, the reply being streamed, and what the view is told. Knows
- * nothing of VS Code, so its behaviour is tested against a real gateway.
+ * One conversation: the messages so far, the reply being streamed, messages typed meanwhile (queued,
+ * shown as such, sent in order once the reply ends), and what the view is told. Knows nothing of
+ * VS Code, so its behaviour is tested against a real gateway.
  */
 export class ChatSession {
-  readonly messages: ChatMessage[] = [];
+  readonly messages: ChatMessage[];
   #abort: AbortController | undefined;
   #nextId = 0;
   #model = '';
+  #queue: Queued[] = [];
+  /** Automatic retries of the current question; the user's own Retry starts the count again. */
+  #automaticRetries = 0;
 
   constructor(
     private readonly client: () => Promise<TollgateClient>,
     private readonly post: (message: ToChatView) => void,
-  ) {}
+    restored: ChatMessage[] = [],
+    private readonly onChange: (messages: readonly ChatMessage[]) => void = () => {},
+  ) {
+    this.messages = [...restored];
+  }
 
   get busy(): boolean {
     return this.#abort !== undefined;
   }
 
+  /** The conversation so far, for a view that was (re)opened. */
+  replay(): void {
+    for (const message of this.messages) {
+      const id = ++this.#nextId;
+      const text = typeof message.content === 'string' ? message.content : '';
+      if (message.role === 'user') this.post({ type: 'user', id, html: renderMarkdown(text) });
+      else this.post({ type: 'assistant', id, html: renderMarkdown(text), done: true });
+    }
+  }
+
+  /** A message typed while a reply streams is never dropped: it waits, visibly, for its turn. */
   async send(text: string, model: string): Promise<void> {
-    if (this.busy || !text.trim()) return;
-    this.#model = model;
-    this.messages.push({ role: 'user', content: text });
-    this.post({ type: 'user', id: ++this.#nextId, html: renderPlain(text) });
-    await this.#reply();
+    if (!text.trim()) return;
+    const id = ++this.#nextId;
+    if (this.busy || this.#queue.length > 0) {
+      this.#queue.push({ id, text, model });
+      this.post({ type: 'user', id, html: renderMarkdown(text), queued: true });
+      return;
+    }
+    // Markdown like the replies (raw HTML escaped): a fenced block from Ask About Selection shows as code.
+    this.post({ type: 'user', id, html: renderMarkdown(text) });
+    await this.#ask(text, model);
   }
 
-  /** Sends the conversation again: after a rate limit's countdown, or when the user asks to. */
-  async retry(): Promise<void> {
-    if (this.busy || this.messages.at(-1)?.role !== 'user') return;
-    await this.#reply();
+  /**
+   * Sends the conversation again: after a countdown (`automatic`) or when the user asks. A reply that
+   * was cut off or stopped is replaced (Regenerate), so the model answers the question afresh.
+   */
+  async retry(automatic = false): Promise<void> {
+    if (this.busy) return;
+    if (automatic) this.#automaticRetries++;
+    else this.#automaticRetries = 0;
+    if (this.messages.at(-1)?.role === 'assistant') {
+      this.messages.pop();
+      this.#changed();
+    }
+    if (this.messages.at(-1)?.role !== 'user') return;
+    if (await this.#reply()) await this.#drain();
   }
 
+  /** Stops the streaming reply; what arrived stays, and queued messages then go out in order. */
   stop(): void {
     this.#abort?.abort();
   }
 
-  async #reply(): Promise<void> {
+  /** Forgets the conversation (New Chat). */
+  clear(): void {
+    this.stop();
+    this.messages.length = 0;
+    this.#queue = [];
+    this.#changed();
+    this.post({ type: 'clear' });
+  }
+
+  async #ask(text: string, model: string): Promise<void> {
+    this.#model = model;
+    this.#automaticRetries = 0;
+    this.messages.push({ role: 'user', content: text });
+    this.#changed();
+    if (await this.#reply()) await this.#drain();
+  }
+
+  /** Queued messages go out one by one, each after the previous reply; a failure holds the rest. */
+  async #drain(): Promise<void> {
+    const next = this.#queue.shift();
+    if (!next) return;
+    this.post({ type: 'dequeued', id: next.id });
+    await this.#ask(next.text, next.model);
+  }
+
+  /** Resolves true when the reply finished or was stopped, false when it failed. */
+  async #reply(): Promise<boolean> {
     const id = ++this.#nextId;
     const abort = (this.#abort = new AbortController());
     this.post({ type: 'busy', busy: true });
@@ -59,20 +127,25 @@ export class ChatSession {
           render(false);
         }
       }
-      this.messages.push({ role: 'assistant', content: text });
+      this.#keep(text);
       render(true);
+      return true;
     } catch (error) {
       if (abort.signal.aborted) {
-        this.#keepPartial(text);
+        this.#keep(text);
         render(true, { stopped: true });
-      } else if (error instanceof StreamInterruptedError) {
-        text = text || error.partialText;
-        this.#keepPartial(text);
-        render(true, { incomplete: true });
-        this.post({ type: 'error', id, explanation: explainError(factsOf(error)) });
-      } else {
-        this.post({ type: 'error', id, explanation: explainError(factsOf(error)) });
+        return true;
       }
+      if (error instanceof StreamInterruptedError) {
+        // Reported once, on the reply itself, with its Retry (issue 18: a notice besides said it twice).
+        text = text || error.partialText;
+        this.#keep(text);
+        render(true, { incomplete: true });
+        return false;
+      }
+      const explanation = explainError(factsOf(error));
+      this.post({ type: 'error', id, explanation, recovery: recoveryAfter(explanation, this.#automaticRetries) });
+      return false;
     } finally {
       this.#abort = undefined;
       this.post({ type: 'busy', busy: false });
@@ -80,7 +153,13 @@ export class ChatSession {
   }
 
   /** A cut-off reply stays in the conversation, so the next question has its context. */
-  #keepPartial(text: string): void {
-    if (text) this.messages.push({ role: 'assistant', content: text });
+  #keep(text: string): void {
+    if (!text) return;
+    this.messages.push({ role: 'assistant', content: text });
+    this.#changed();
+  }
+
+  #changed(): void {
+    this.onChange(this.messages);
   }
 }

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import { startSessionGateway, type SessionGateway } from './session-gateway.js';
 import { ProviderKeys } from './provider-keys.js';
+import { MEMORY } from './host-config.js';
 import { currentDatabase, gatewaySettingKeys, readSettings } from './read-settings.js';
 
 /**
@@ -12,6 +13,9 @@ import { currentDatabase, gatewaySettingKeys, readSettings } from './read-settin
 export class GatewayHost implements vscode.Disposable {
   #running: Promise<SessionGateway> | undefined;
   #url: string | undefined;
+  /** In-memory databases that SQL ran against since the gateway started: a restart would empty them. */
+  readonly #usedScratch = new Set<string>();
+  #restartPending = false;
   readonly #status = vscode.window.createStatusBarItem('tollgate.status', vscode.StatusBarAlignment.Left, 50);
   readonly #disposables: vscode.Disposable[] = [];
 
@@ -27,11 +31,41 @@ export class GatewayHost implements vscode.Disposable {
     this.#disposables.push(
       this.#status,
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (gatewaySettingKeys.some((key) => event.affectsConfiguration(`tollgate.${key}`))) void this.restart();
+        if (gatewaySettingKeys.some((key) => event.affectsConfiguration(`tollgate.${key}`))) void this.#settingsChanged();
         else if (event.affectsConfiguration('tollgate.currentDatabase') && this.#url) this.#render('running');
       }),
       keys.onDidChange(() => void this.restart()),
     );
+  }
+
+  /** The current database changed (workspace state): the status bar names it. */
+  refreshStatus(): void {
+    if (this.#url) this.#render('running');
+  }
+
+  /** SqlRunner reports each run, so a restart knows whether it would lose scratch data. */
+  noteSqlRun(db: string): void {
+    const path = readSettings().databases[db];
+    if (path === MEMORY || path === '') this.#usedScratch.add(db);
+  }
+
+  /**
+   * A setting the gateway is built from changed. Restarting empties the in-memory databases, so when
+   * one holds this session's work the user decides when (issue 18 #3: data vanished silently).
+   */
+  async #settingsChanged(): Promise<void> {
+    if (!this.#running) return;
+    const losing = [...this.#usedScratch];
+    if (losing.length === 0) return this.restart();
+    this.#restartPending = true;
+    this.#render('running');
+    const names = losing.map((name) => `"${name}"`).join(', ');
+    const choice = await vscode.window.showWarningMessage(
+      `Tollgate settings changed. Applying them restarts the gateway, which empties the in-memory database ${names}.`,
+      'Restart Now',
+      'Later',
+    );
+    if (choice === 'Restart Now') await this.restart();
   }
 
   /** The running gateway, started if it is not. */
@@ -49,6 +83,8 @@ export class GatewayHost implements vscode.Disposable {
   async stop(): Promise<void> {
     const running = this.#running;
     this.#running = undefined;
+    this.#usedScratch.clear();
+    this.#restartPending = false;
     this.#url = undefined;
     this.#render('stopped');
     await running?.then((gateway) => gateway.close()).catch((error) => this.log.error('stopping the gateway failed', error));
@@ -80,8 +116,12 @@ export class GatewayHost implements vscode.Disposable {
   #render(state: 'stopped' | 'starting' | 'running' | 'failed'): void {
     const url = this.#url;
     const icon = { stopped: '$(circle-outline)', starting: '$(loading~spin)', running: '$(database)', failed: '$(error)' }[state];
-    this.#status.text = state === 'running' ? `${icon} Tollgate: ${currentDatabase()}` : `${icon} Tollgate`;
-    this.#status.tooltip = state === 'running' ? `Tollgate runs in-process on ${url ?? 'loopback'}. Click to pick the database.` : `Tollgate is ${state}. Click to pick the database.`;
+    const pending = this.#restartPending ? ' $(sync)' : '';
+    this.#status.text = state === 'running' ? `${icon} Tollgate: ${currentDatabase()}${pending}` : `${icon} Tollgate`;
+    this.#status.tooltip =
+      state === 'running'
+        ? `Tollgate runs in-process on ${url ?? 'loopback'}.${this.#restartPending ? ' Changed settings apply after "Tollgate: Restart Gateway".' : ''} Click to pick the database.`
+        : `Tollgate is ${state}. Click to pick the database.`;
     this.#status.accessibilityInformation = { label: state === 'running' ? `Tollgate running, database ${currentDatabase()}` : `Tollgate ${state}` };
   }
 

@@ -19,10 +19,25 @@ export function readSettings(): HostSettings {
   };
 }
 
-/** The database SQL runs against: the chosen one if it is still configured, else the first. */
+/** Where the chosen database is kept: the workspace's state, not its settings file (issue 18 #6). */
+let chosenStore: { get(key: string): unknown; update(key: string, value: unknown): Thenable<void> } | undefined;
+const CHOSEN_KEY = 'tollgate.currentDatabase';
+
+export function keepCurrentDatabaseIn(store: NonNullable<typeof chosenStore>): void {
+  chosenStore = store;
+}
+
+export async function chooseDatabase(name: string): Promise<void> {
+  await chosenStore?.update(CHOSEN_KEY, name);
+}
+
+/**
+ * The database SQL runs against: the one chosen in this workspace if it is still configured, else the
+ * `tollgate.currentDatabase` setting (older workspaces), else the first.
+ */
 export function currentDatabase(): string {
   const config = vscode.workspace.getConfiguration('tollgate');
   const databases = Object.keys(withScratch(config.get<Record<string, string>>('databases') ?? {}));
-  const chosen = config.get<string>('currentDatabase') ?? '';
-  return databases.includes(chosen) ? chosen : databases[0]!;
+  const chosen = [chosenStore?.get(CHOSEN_KEY), config.get<string>('currentDatabase')].find((name): name is string => typeof name === 'string' && databases.includes(name));
+  return chosen ?? databases[0]!;
 }

@@ -15,8 +15,10 @@ export interface PickedSql {
  * whole file. The cursor counts as under a statement from its first character to just past its `;`.
  */
 export function pickSql(document: string, selection: { start: number; end: number }, cursor: number): PickedSql {
-  if (selection.end > selection.start && document.slice(selection.start, selection.end).trim() !== '') {
-    return within(document, 'selection', selection.start, selection.end);
+  const selected = document.slice(selection.start, selection.end);
+  if (selection.end > selection.start && selected.trim() !== '') {
+    // A selection of everything (Ctrl+A) is the file: it was labelled "(selection)" (issue 18 #4).
+    return within(document, selected.trim() === document.trim() ? 'file' : 'selection', selection.start, selection.end);
   }
   const statement = splitStatements(document).find((s) => cursor >= s.start && cursor <= s.end);
   if (statement) return { source: 'statement', text: statement.text, start: statement.start, end: statement.end, statements: [statement] };

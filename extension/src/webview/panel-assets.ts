@@ -3,8 +3,16 @@ import { webviewHtml } from './webview-html.js';
 
 /** Webview options shared by both panels: scripts on, and only this extension's `dist/webview` readable. */
 export function createPanel(context: vscode.ExtensionContext, viewType: string, title: string, column: vscode.ViewColumn): vscode.WebviewPanel {
-  const root = vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview');
-  return vscode.window.createWebviewPanel(viewType, title, { viewColumn: column, preserveFocus: true }, { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [root] });
+  return vscode.window.createWebviewPanel(viewType, title, { viewColumn: column, preserveFocus: true }, panelOptions(context));
+}
+
+/** A panel VS Code restored after a reload gets the same options as a new one. */
+export function configurePanel(context: vscode.ExtensionContext, panel: vscode.WebviewPanel): void {
+  panel.webview.options = panelOptions(context);
+}
+
+function panelOptions(context: vscode.ExtensionContext): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+  return { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview')] };
 }
 
 /** Loads `dist/webview/<script>.js` and the shared stylesheet into the panel under the strict CSP. */

@@ -1,27 +1,54 @@
 import type { Explanation } from '../chat/explain-error.js';
+import type { Recovery } from '../chat/retry-policy.js';
+import type { SqlColumnType } from '@tollgate/client';
 import type { ExportFormat } from '../sql/format-results.js';
 
-/** What the results view shows. Rows travel whole; the view pages through them. */
-export type ResultsState =
-  | { kind: 'running'; label: string; db: string }
-  | { kind: 'table'; label: string; db: string; elapsedMs: number; columns: string[]; rows: unknown[][] }
-  | { kind: 'ok'; label: string; db: string; elapsedMs: number; affectedRows: number | undefined }
-  | { kind: 'error'; label: string; db: string; elapsedMs: number; code: string; message: string }
-  | { kind: 'cancelled'; label: string; db: string };
+/** One statement's answer inside a run. Rows travel whole; the view pages through them. */
+export type StatementOutcome = { kind: 'table'; columns: string[]; types?: SqlColumnType[]; rows: unknown[][] } | { kind: 'ok'; affectedRows: number | undefined };
 
-export type ToResultsView = { type: 'show'; state: ResultsState; pageSize: number };
-export type FromResultsView = { type: 'export'; format: ExportFormat; to: 'clipboard' | 'file' } | { type: 'ready' };
+/** A statement of a run: its SQL (as written), the line it starts on, and what it answered. */
+export interface StatementView {
+  sql: string;
+  line?: number;
+  outcome: StatementOutcome;
+}
+
+/**
+ * One run as the results view shows it. `elapsedMs` is the time the run executed, never the time it
+ * waited behind another run (`waitedMs`), which is shown apart (issue 18 #4).
+ */
+export type ResultsState = { id: number; label: string; db: string } & (
+  | { kind: 'queued'; behind: string }
+  | { kind: 'running'; waitedMs?: number }
+  | { kind: 'done'; elapsedMs: number; waitedMs?: number; statements: StatementView[] }
+  | { kind: 'error'; elapsedMs: number; waitedMs?: number; code: string; message: string; statementLine?: number }
+  | { kind: 'cancelled' }
+);
+
+/** The runs kept (newest first): a later run never hides an earlier one's error, it gets its own tab. */
+export type ToResultsView = { type: 'show'; runs: ResultsState[]; selected: number };
+export type FromResultsView =
+  /** `order`: the source rows as the grid shows them (sorted, filtered); exports follow the view. */
+  | { type: 'export'; run: number; statement: number; format: ExportFormat; to: 'clipboard' | 'file'; order?: number[] }
+  | { type: 'copy'; text: string; cells: number }
+  | { type: 'cancel'; run: number }
+  | { type: 'ready' };
 
 export type ToChatView =
   | { type: 'models'; models: string[]; selected: string | undefined }
-  | { type: 'user'; id: number; html: string }
+  | { type: 'user'; id: number; html: string; queued?: boolean }
+  | { type: 'dequeued'; id: number }
   | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean }
-  | { type: 'error'; id: number; explanation: Explanation }
-  | { type: 'busy'; busy: boolean };
+  | { type: 'error'; id: number; explanation: Explanation; recovery?: Recovery }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'clear' }
+  | { type: 'prefill'; text: string };
 
 export type FromChatView =
   | { type: 'ready' }
   | { type: 'send'; text: string; model: string }
   | { type: 'stop' }
-  | { type: 'retry' }
+  | { type: 'retry'; automatic?: boolean }
+  | { type: 'new' }
+  | { type: 'code'; action: 'copy' | 'insert' | 'run'; text: string; language: string }
   | { type: 'action'; action: NonNullable<Explanation['action']> };

@@ -3,7 +3,7 @@ import { classifyError } from './classify-error.js';
 import { OutcomeUnknownError, TollgateError } from './errors.js';
 import { chatFamily, checkedStream, messagesFamily, responsesFamily } from './read-stream.js';
 import { retryDelay, type RetryOptions } from './retry-policy.js';
-import type { ChatChunk, ChatCompletion, ChatRequest, EmbeddingsResponse, Message, MessagesEvent, MessagesRequest, ResponsesEvent, SqlResult, SqlValue } from './types.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, EmbeddingsResponse, Message, MessagesEvent, MessagesRequest, ResponsesEvent, SqlResult, SqlResults, SqlValue } from './types.js';
 
 export interface TollgateClientOptions {
   baseUrl: string;
@@ -62,6 +62,12 @@ export class TollgateClient {
   /** Runs SQL; `params` bind `?` (array) or `:name` (object) placeholders. */
   sql(query: string, options: CallOptions & { db?: string; params?: SqlValue[] | Record<string, SqlValue> } = {}): Promise<SqlResult> {
     const body = { query, ...(options.params ? { params: options.params } : {}), ...(options.db ? { context: { db: options.db } } : {}) };
+    return this.#json('POST', '/api/sql/query', body, options);
+  }
+
+  /** Runs SQL and answers every statement's result, in order (`results: "all"`), not only the last one's. */
+  sqlAll(query: string, options: CallOptions & { db?: string; params?: SqlValue[] | Record<string, SqlValue> } = {}): Promise<SqlResults> {
+    const body = { query, results: 'all', ...(options.params ? { params: options.params } : {}), ...(options.db ? { context: { db: options.db } } : {}) };
     return this.#json('POST', '/api/sql/query', body, options);
   }
 

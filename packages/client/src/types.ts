@@ -1,7 +1,21 @@
 /** SQL results (contract §2.2); `affected_rows` is Tollgate's addition for writes. */
 export type SqlResult =
-  | { type: 'table'; column_names: string[]; data: unknown[][]; context: { db: string } }
+  | { type: 'table'; column_names: string[]; column_types?: SqlColumnType[]; data: unknown[][]; context: { db: string } }
   | { type: 'ok'; context: { db?: string }; affected_rows?: number };
+
+/** Every statement's result of one request, in order (`results: "all"`). */
+export interface SqlResults {
+  type: 'results';
+  results: SqlResult[];
+  context: { db: string };
+}
+
+/** A result column's declared type and the storage class of its values (Tollgate's `column_types`). */
+export interface SqlColumnType {
+  declared: string | null;
+  storage: 'integer' | 'real' | 'text' | 'blob' | 'mixed' | null;
+  storage_by_row?: ('integer' | 'real' | 'text' | 'blob' | null)[];
+}
 
 export type SqlValue = string | number | boolean | null;
 

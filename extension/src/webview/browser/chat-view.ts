@@ -1,4 +1,5 @@
 import type { ErrorAction } from '../../chat/explain-error.js';
+import type { Recovery } from '../../chat/retry-policy.js';
 import type { FromChatView, ToChatView } from '../protocol.js';
 import { el, vscodeApi } from './vscode-api.js';
 
@@ -10,10 +11,11 @@ const transcript = el('section', { class: 'transcript', 'aria-live': 'polite', '
 const input = el('textarea', { id: 'prompt', rows: '3', placeholder: 'Ask a model… (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message' });
 const sendButton = el('button', { type: 'button', id: 'send' }, 'Send');
 const stopButton = el('button', { type: 'button', id: 'stop', class: 'secondary', hidden: '' }, 'Stop');
+const newButton = el('button', { type: 'button', id: 'new-chat', class: 'secondary', title: 'Start a new conversation' }, 'New Chat');
 let countdown: ReturnType<typeof setInterval> | undefined;
 
 app.replaceChildren(
-  el('header', { class: 'chat-header' }, el('label', { for: 'model' }, 'Model '), picker),
+  el('header', { class: 'chat-header' }, el('label', { for: 'model' }, 'Model '), picker, newButton),
   transcript,
   el('footer', { class: 'composer' }, input, el('div', { class: 'buttons' }, sendButton, stopButton)),
 );
@@ -27,6 +29,10 @@ function submit(): void {
 }
 sendButton.addEventListener('click', submit);
 stopButton.addEventListener('click', () => send({ type: 'stop' }));
+newButton.addEventListener('click', () => {
+  clearCountdown();
+  send({ type: 'new' });
+});
 input.addEventListener('keydown', (event) => {
   if (event.key === 'Enter' && !event.shiftKey) {
     event.preventDefault();
@@ -41,23 +47,44 @@ window.addEventListener('message', (event: MessageEvent<ToChatView>) => {
     case 'models':
       picker.replaceChildren(...message.models.map((model) => el('option', model === message.selected ? { value: model, selected: '' } : { value: model }, model)));
       break;
-    case 'user':
-      transcript.append(bubble('user', message.id, message.html));
+    case 'user': {
+      // Typed while a reply streams: shown at once, marked, and sent when the reply ends.
+      const article = bubble('user', message.id, message.html, message.queued ? 'queued' : '');
+      if (message.queued) article.append(el('p', { class: 'badge queued-note' }, 'Queued: sent when the current reply ends.'));
+      transcript.append(article);
+      break;
+    }
+    case 'dequeued': {
+      const article = document.getElementById(`m${message.id}`);
+      article?.classList.remove('queued');
+      article?.querySelector('.queued-note')?.remove();
+      break;
+    }
+    case 'clear':
+      clearCountdown();
+      transcript.replaceChildren();
+      break;
+    case 'prefill':
+      // The question goes first, above the code: the caret waits at the start.
+      input.value = message.text;
+      input.focus();
+      input.setSelectionRange(0, 0);
       break;
     case 'assistant': {
       const existing = document.getElementById(`m${message.id}`);
       const next = bubble('assistant', message.id, message.html, message.done ? '' : 'streaming');
-      if (message.incomplete) next.append(el('p', { class: 'badge incomplete' }, '⚠ Incomplete: the stream broke before the model finished.'));
-      if (message.stopped) next.append(el('p', { class: 'badge' }, 'Stopped.'));
+      if (message.incomplete) next.append(el('p', { class: 'badge incomplete', role: 'alert' }, '⚠ Incomplete: the stream broke before the model finished. ', retryButton('Retry')));
+      if (message.stopped) next.append(el('p', { class: 'badge' }, 'Stopped. ', retryButton('Regenerate')));
+      if (message.done) addCodeActions(next);
       if (existing) existing.replaceWith(next);
       else transcript.append(next);
       break;
     }
     case 'error':
-      transcript.append(notice(message.explanation.title, message.explanation.detail, message.explanation.action));
+      transcript.append(notice(message.explanation.title, message.explanation.detail, message.explanation.action, message.recovery));
       break;
     case 'busy':
-      sendButton.toggleAttribute('disabled', message.busy);
+      // Send stays enabled: a message typed now is queued, never lost (issue 18).
       stopButton.toggleAttribute('hidden', !message.busy);
       if (!message.busy) input.focus();
       break;
@@ -75,35 +102,81 @@ function bubble(role: 'user' | 'assistant', id: number, html: string, state = ''
   return article;
 }
 
-function notice(title: string, detail: string, action?: ErrorAction): HTMLElement {
+function retryButton(label: string): HTMLButtonElement {
+  const button = el('button', { type: 'button', class: 'retry' }, label);
+  button.addEventListener('click', () => {
+    clearCountdown();
+    button.closest('.notice')?.querySelectorAll('button').forEach((b) => b.setAttribute('disabled', ''));
+    send({ type: 'retry' });
+  });
+  return button;
+}
+
+/**
+ * A failed reply: what happened, its own action (Set Provider API Key, Add credit…), and a way on —
+ * a countdown with Stop while automatic retries remain, then Retry (retry-policy.ts).
+ */
+function notice(title: string, detail: string, action: ErrorAction | undefined, recovery: Recovery | undefined): HTMLElement {
   const box = el('div', { class: 'notice', role: 'alert' }, el('strong', {}, title), el('p', {}, detail));
-  if (!action) return box;
-  if (action.kind === 'retry-in') {
+  const buttons = el('div', { class: 'notice-buttons' });
+  if (action?.kind === 'wait-until') box.append(el('p', { class: 'reset' }, `Resets at ${new Date(action.at).toLocaleString()}`));
+  else if (action && action.kind !== 'retry-in') {
+    const button = el('button', { type: 'button' }, action.label);
+    button.addEventListener('click', () => send({ type: 'action', action }));
+    buttons.append(button);
+  }
+  const manual = () => {
+    buttons.append(retryButton('Retry'));
+  };
+  if (recovery?.kind === 'countdown') {
     const status = el('p', { class: 'countdown' });
+    const stop = el('button', { type: 'button', class: 'secondary' }, 'Stop');
     box.append(status);
-    let left = action.seconds;
+    buttons.append(stop);
+    let left = recovery.seconds;
     const tick = () => {
-      status.textContent = `Retrying in ${left} s…`;
+      status.textContent = `Retrying in ${left} s… (automatic retry ${recovery.attempt} of ${recovery.of})`;
       if (left-- <= 0) {
         clearCountdown();
-        status.textContent = 'Retrying…';
-        send({ type: 'retry' });
+        status.textContent = `Retrying… (automatic retry ${recovery.attempt} of ${recovery.of})`;
+        stop.remove();
+        send({ type: 'retry', automatic: true });
       }
     };
+    stop.addEventListener('click', () => {
+      clearCountdown();
+      status.textContent = 'Automatic retry stopped.';
+      stop.remove();
+      manual();
+    });
     clearCountdown();
     tick();
     countdown = setInterval(tick, 1000);
-  } else if (action.kind === 'wait-until') {
-    box.append(el('p', { class: 'reset' }, `Resets at ${new Date(action.at).toLocaleString()}`));
   } else {
-    const button = el('button', { type: 'button' }, action.label);
-    button.addEventListener('click', () => send({ type: 'action', action }));
-    box.append(button);
+    if (recovery?.gaveUpAfter) box.append(el('p', { class: 'gave-up' }, `Still failing after ${recovery.gaveUpAfter} automatic retries.`));
+    manual();
   }
+  box.append(buttons);
   return box;
 }
 
 function clearCountdown(): void {
   if (countdown) clearInterval(countdown);
   countdown = undefined;
+}
+
+/** Copy and Insert on every code block of a finished reply; Run for `sql` blocks, into the results grid. */
+function addCodeActions(article: HTMLElement): void {
+  for (const code of article.querySelectorAll<HTMLElement>('pre > code')) {
+    const language = /language-(\S+)/.exec(code.className)?.[1] ?? '';
+    const text = code.textContent ?? '';
+    const bar = el('div', { class: 'code-actions', role: 'toolbar', 'aria-label': 'Code block' });
+    const actions: ['copy' | 'insert' | 'run', string][] = [['copy', 'Copy'], ['insert', 'Insert'], ...(language === 'sql' ? [['run', 'Run'] as ['run', string]] : [])];
+    for (const [action, label] of actions) {
+      const button = el('button', { type: 'button', class: 'secondary' }, label);
+      button.addEventListener('click', () => send({ type: 'code', action, text, language }));
+      bar.append(button);
+    }
+    code.parentElement!.before(bar);
+  }
 }

@@ -1,86 +1,126 @@
-import type { FromResultsView, ResultsState, ToResultsView } from '../protocol.js';
+import type { FromResultsView, ResultsState, StatementView, ToResultsView } from '../protocol.js';
+import { inspectorText } from '../../results/cell-text.js';
+import { dataGrid, type DataGrid } from './data-grid.js';
 import { el, vscodeApi } from './vscode-api.js';
 
 const app = document.getElementById('app')!;
 const send = (message: FromResultsView) => vscodeApi.postMessage(message);
-let page = 0;
+let timer: ReturnType<typeof setInterval> | undefined;
+let shown: ToResultsView | undefined;
+let grids: DataGrid[] = [];
+const inspector = el('aside', { class: 'inspector', 'aria-label': 'Value inspector', hidden: '' });
 
 window.addEventListener('message', (event: MessageEvent<ToResultsView>) => {
   if (event.data.type !== 'show') return;
-  page = 0;
-  render(event.data.state, event.data.pageSize);
+  shown = event.data;
+  render(event.data.selected);
 });
 send({ type: 'ready' });
 
-function render(state: ResultsState, pageSize: number): void {
-  const header = el('header', { class: 'summary' }, el('span', { class: 'label' }, state.label), el('span', { class: 'db' }, `db: ${state.db}`));
-  app.replaceChildren(header);
-  if (state.kind === 'running') app.append(el('p', { class: 'status', role: 'status' }, 'Running…'));
-  else if (state.kind === 'cancelled') app.append(el('p', { class: 'status', role: 'status' }, 'Cancelled.'));
-  else if (state.kind === 'error') {
-    header.append(el('span', { class: 'elapsed' }, `${state.elapsedMs} ms`));
-    app.append(el('div', { class: 'error', role: 'alert' }, el('strong', {}, state.code), ': ', state.message));
-  } else if (state.kind === 'ok') {
-    header.append(el('span', { class: 'elapsed' }, `${state.elapsedMs} ms`));
-    app.append(el('p', { class: 'status ok', role: 'status' }, state.affectedRows === undefined ? 'Done.' : `${state.affectedRows} row${state.affectedRows === 1 ? '' : 's'} affected.`));
-  } else {
-    header.append(el('span', { class: 'count' }, `${state.rows.length} row${state.rows.length === 1 ? '' : 's'}`), el('span', { class: 'elapsed' }, `${state.elapsedMs} ms`));
-    app.append(exportBar(), pager(state, pageSize), grid(state, pageSize));
+/** The runs as tabs (newest first) and the selected one below: an earlier run's error stays one click away. */
+function render(selected: number): void {
+  if (!shown) return;
+  const { runs } = shown;
+  const run = runs.find((candidate) => candidate.id === selected) ?? runs[0];
+  if (!run) return;
+  if (timer) clearInterval(timer);
+  const children: HTMLElement[] = [];
+  if (runs.length > 1) {
+    const tabs = el('nav', { class: 'runs', role: 'tablist', 'aria-label': 'Runs' });
+    for (const candidate of runs) {
+      const tab = el('button', { type: 'button', role: 'tab', class: `run-tab is-${candidate.kind}`, 'aria-selected': String(candidate === run), title: candidate.label }, `${statusIcon[candidate.kind]} ${candidate.label}`);
+      tab.addEventListener('click', () => render(candidate.id));
+      tabs.append(tab);
+    }
+    children.push(tabs);
+  }
+  for (const grid of grids) grid.dispose();
+  grids = [];
+  children.push(...body(run));
+  inspector.hidden = true;
+  app.replaceChildren(el('div', { class: 'results-main' }, ...children), inspector);
+}
+
+const statusIcon: Record<ResultsState['kind'], string> = { queued: '⏸', running: '⟳', done: '✓', error: '⚠', cancelled: '⨯' };
+
+function body(run: ResultsState): HTMLElement[] {
+  const header = el('header', { class: 'summary' }, el('span', { class: 'label' }, run.label), el('span', { class: 'db' }, `db: ${run.db}`));
+  switch (run.kind) {
+    case 'queued':
+      return [header, el('p', { class: 'status queued', role: 'status' }, `Queued: waits for ${run.behind} to finish.`)];
+    case 'running': {
+      const status = el('span', {}, 'Running…');
+      const started = Date.now();
+      timer = setInterval(() => (status.textContent = `Running… ${Math.floor((Date.now() - started) / 1000)} s`), 1000);
+      const cancel = el('button', { type: 'button', class: 'secondary' }, 'Cancel');
+      cancel.addEventListener('click', () => send({ type: 'cancel', run: run.id }));
+      return [header, el('p', { class: 'status running', role: 'status' }, status, ' ', cancel)];
+    }
+    case 'cancelled':
+      return [header, el('p', { class: 'status', role: 'status' }, 'Cancelled.')];
+    case 'error':
+      header.append(...timing(run.elapsedMs, run.waitedMs));
+      return [header, el('div', { class: 'error', role: 'alert' }, el('strong', {}, run.code), ': ', run.message, run.statementLine ? ` (statement at line ${run.statementLine})` : '')];
+    case 'done': {
+      const last = run.statements.at(-1)?.outcome;
+      if (run.statements.length > 1) header.append(el('span', { class: 'count' }, `${run.statements.length} statements`));
+      else if (last?.kind === 'table') header.append(el('span', { class: 'count' }, plural(last.rows.length, 'row')));
+      header.append(...timing(run.elapsedMs, run.waitedMs));
+      return [header, ...run.statements.map((statement, index) => section(run, statement, index))];
+    }
   }
 }
 
-function exportBar(): HTMLElement {
-  const bar = el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Export' });
-  for (const format of ['csv', 'json', 'markdown'] as const) {
-    const copy = el('button', { type: 'button', title: `Copy all rows as ${format.toUpperCase()}` }, `Copy ${format === 'markdown' ? 'Markdown' : format.toUpperCase()}`);
-    copy.addEventListener('click', () => send({ type: 'export', format, to: 'clipboard' }));
-    const save = el('button', { type: 'button', class: 'secondary', title: `Save all rows as ${format.toUpperCase()}` }, `Save…`);
-    save.addEventListener('click', () => send({ type: 'export', format, to: 'file' }));
-    bar.append(el('span', { class: 'group' }, copy, save));
+/** Execution time only; time queued behind another run is shown apart (issue 18 #4). */
+function timing(elapsedMs: number, waitedMs: number | undefined): HTMLElement[] {
+  const spans = [el('span', { class: 'elapsed', title: 'Time the run executed' }, `${elapsedMs} ms`)];
+  if (waitedMs) spans.push(el('span', { class: 'waited', title: 'Time spent queued behind another run, not counted above' }, `queued ${waitedMs} ms`));
+  return spans;
+}
+
+/** One statement: its SQL, what it answered, and its rows (paged, exportable) if it has any. */
+function section(run: Extract<ResultsState, { kind: 'done' }>, statement: StatementView, index: number): HTMLElement {
+  const { outcome } = statement;
+  const head = el(
+    'header',
+    { class: 'statement-head' },
+    el('code', { class: 'sql', title: statement.sql }, statement.sql.replace(/\s+/g, ' ')),
+    statement.line ? el('span', { class: 'line' }, `line ${statement.line}`) : '',
+    el('span', { class: 'outcome' }, outcome.kind === 'table' ? plural(outcome.rows.length, 'row') : outcome.affectedRows === undefined ? 'Done.' : `${plural(outcome.affectedRows, 'row')} affected.`),
+  );
+  const box = el('section', { class: `statement ${outcome.kind}`, 'aria-label': `Statement ${index + 1}` }, head);
+  if (outcome.kind === 'ok') box.append(el('p', { class: 'status ok', role: 'status' }, outcome.affectedRows === undefined ? 'Done.' : `${plural(outcome.affectedRows, 'row')} affected.`));
+  else {
+    const grid = dataGrid(outcome.columns, outcome.types, outcome.rows, {
+      inspect: showInspector,
+      copy: (text, cells) => send({ type: 'copy', text, cells }),
+    });
+    grids.push(grid);
+    box.append(exportBar(run.id, index, grid), grid.element);
   }
-  return bar;
+  return box;
 }
 
-/** Large results are paged: the DOM holds one page, so a 100k-row result stays responsive. */
-function pager(state: Extract<ResultsState, { kind: 'table' }>, pageSize: number): HTMLElement {
-  const pages = Math.max(1, Math.ceil(state.rows.length / pageSize));
-  const nav = el('nav', { class: 'pager', 'aria-label': 'Pages' });
-  if (pages === 1) return nav;
-  const go = (to: number) => {
-    page = Math.min(pages - 1, Math.max(0, to));
-    const table = app.querySelector('table');
-    table?.replaceWith(grid(state, pageSize));
-    nav.replaceWith(pager(state, pageSize));
-  };
-  const prev = el('button', { type: 'button', 'aria-label': 'Previous page' }, '‹ Prev');
-  const next = el('button', { type: 'button', 'aria-label': 'Next page' }, 'Next ›');
-  prev.toggleAttribute('disabled', page === 0);
-  next.toggleAttribute('disabled', page === pages - 1);
-  prev.addEventListener('click', () => go(page - 1));
-  next.addEventListener('click', () => go(page + 1));
-  const first = page * pageSize + 1;
-  const last = Math.min(state.rows.length, (page + 1) * pageSize);
-  nav.append(prev, el('span', { class: 'range' }, `Rows ${first}–${last} of ${state.rows.length}`), next);
-  nav.addEventListener('keydown', (event) => {
-    if (event.key === 'PageDown') go(page + 1);
-    if (event.key === 'PageUp') go(page - 1);
-  });
-  return nav;
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-function grid(state: Extract<ResultsState, { kind: 'table' }>, pageSize: number): HTMLElement {
-  const head = el('tr', {}, el('th', { scope: 'col', class: 'rownum' }, '#'), ...state.columns.map((name) => el('th', { scope: 'col' }, name)));
-  const body = el('tbody');
-  const start = page * pageSize;
-  state.rows.slice(start, start + pageSize).forEach((row, i) => {
-    body.append(el('tr', {}, el('td', { class: 'rownum' }, String(start + i + 1)), ...row.map(cell)));
-  });
-  if (state.rows.length === 0) body.append(el('tr', {}, el('td', { colspan: String(state.columns.length + 1), class: 'empty' }, 'No rows.')));
-  return el('table', { class: 'grid', tabindex: '0', 'aria-label': 'Query results' }, el('thead', {}, head), body);
+/** One row of controls: a format, Copy and Save (it was six buttons on two rows); they export the rows as sorted and filtered. */
+function exportBar(run: number, statement: number, grid: DataGrid): HTMLElement {
+  const format = el('select', { 'aria-label': 'Export format', class: 'export-format' }, el('option', { value: 'csv' }, 'CSV'), el('option', { value: 'json' }, 'JSON'), el('option', { value: 'markdown' }, 'Markdown'));
+  const chosen = () => format.value as 'csv' | 'json' | 'markdown';
+  const copy = el('button', { type: 'button', title: 'Copy all rows in this format' }, 'Copy');
+  copy.addEventListener('click', () => send({ type: 'export', run, statement, format: chosen(), to: 'clipboard', order: grid.viewOrder() }));
+  const save = el('button', { type: 'button', class: 'secondary', title: 'Save all rows in this format' }, 'Save…');
+  save.addEventListener('click', () => send({ type: 'export', run, statement, format: chosen(), to: 'file', order: grid.viewOrder() }));
+  return el('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Export' }, format, copy, save);
 }
 
-function cell(value: unknown): HTMLElement {
-  if (value === null || value === undefined) return el('td', { class: 'null' }, 'NULL');
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return el('td', typeof value === 'number' ? { class: 'number' } : {}, text);
+/** A value seen whole beside the grid: long text wrapped, JSON indented, a BLOB as size and hex dump. */
+function showInspector(value: unknown, column: string, storage: string | undefined): void {
+  const seen = inspectorText(value, storage);
+  const close = el('button', { type: 'button', class: 'secondary', 'aria-label': 'Close inspector' }, '×');
+  close.addEventListener('click', () => (inspector.hidden = true));
+  inspector.replaceChildren(el('header', {}, el('strong', {}, column), el('span', { class: 'kind' }, seen.kind), close), el('pre', { class: 'inspected', tabindex: '0' }, seen.text));
+  inspector.hidden = false;
 }

@@ -1,5 +1,5 @@
 /** The webview side of VS Code's message channel (injected into every webview as acquireVsCodeApi). */
-declare function acquireVsCodeApi(): { postMessage(message: unknown): void };
+declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
 export const vscodeApi = acquireVsCodeApi();
 

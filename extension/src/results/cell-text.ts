@@ -1,0 +1,80 @@
+/** How a grid cell shows a value: one line of text, a class for its kind, and the whole value for a tooltip. */
+export interface CellText {
+  text: string;
+  kind: 'null' | 'number' | 'text' | 'blob' | 'json';
+  full: string;
+}
+
+/** Longest text shown in a cell; the tooltip has all of it. */
+const MAX_CELL_CHARS = 200;
+
+/**
+ * A value of the SQL endpoint's JSON (BLOBs as base64, told apart by `column_types`) as one grid line:
+ * NULL marked, a BLOB as its size rather than its base64, a newline shown as ↵ so one multi-line value
+ * no longer doubles every row's height (issue 18 #5).
+ *
+ * @example cellText('a\nb', 'text') // { text: 'a↵b', kind: 'text', full: 'a\nb' }
+ * @example cellText('AAEC', 'blob') // { text: '<BLOB 3 bytes> 00 01 02', kind: 'blob', full: … }
+ */
+export function cellText(value: unknown, storage?: 'integer' | 'real' | 'text' | 'blob' | null): CellText {
+  if (value === null || value === undefined) return { text: 'NULL', kind: 'null', full: 'NULL' };
+  if (storage === 'blob' && typeof value === 'string') {
+    const bytes = base64Bytes(value);
+    const hex = [...bytes.slice(0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
+    return { text: `<BLOB ${bytes.length} byte${bytes.length === 1 ? '' : 's'}> ${hex}${bytes.length > 16 ? ' …' : ''}`.trimEnd(), kind: 'blob', full: hex };
+  }
+  if (typeof value === 'number' || typeof value === 'bigint') return { text: String(value), kind: 'number', full: String(value) };
+  const full = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const line = full.replace(/\r?\n/g, '↵');
+  return { text: line.length > MAX_CELL_CHARS ? `${line.slice(0, MAX_CELL_CHARS)}…` : line, kind: typeof value === 'object' ? 'json' : storage === 'integer' || storage === 'real' ? 'number' : 'text', full };
+}
+
+function base64Bytes(base64: string): Uint8Array {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** The storage class of one value: the column's, or the row's own when the column mixes classes. */
+export function storageAt(type: { storage: string | null; storage_by_row?: (string | null)[] } | undefined, row: number): 'integer' | 'real' | 'text' | 'blob' | null | undefined {
+  const storage = type?.storage === 'mixed' ? type.storage_by_row?.[row] : type?.storage;
+  return storage as 'integer' | 'real' | 'text' | 'blob' | null | undefined;
+}
+
+/** SQLite's order for ORDER BY: NULL first, then numbers by value, then text. */
+export function compareCells(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1;
+  if (b === null || b === undefined) return 1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (typeof a === 'number') return -1;
+  if (typeof b === 'number') return 1;
+  return String(a) < String(b) ? -1 : 1;
+}
+
+/** A range of rows and columns as tab-separated lines, as spreadsheets paste them; NULL as an empty cell. */
+export function rangeAsTsv(rows: readonly unknown[][], left: number, right: number): string {
+  const field = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value).replace(/[\t\r\n]+/g, ' '));
+  return rows.map((row) => row.slice(left, right + 1).map(field).join('\t')).join('\n');
+}
+
+/** A value in full for the inspector: JSON text indented, a BLOB as its size and a hex dump of 16 bytes a line. */
+export function inspectorText(value: unknown, storage: string | undefined): { text: string; kind: string } {
+  if (value === null || value === undefined) return { text: 'NULL', kind: 'NULL' };
+  if (storage === 'blob' && typeof value === 'string') {
+    const bytes = base64Bytes(value);
+    const lines: string[] = [];
+    for (let at = 0; at < bytes.length; at += 16) lines.push(`${at.toString(16).padStart(8, '0')}  ${[...bytes.slice(at, at + 16)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ')}`);
+    return { text: lines.join('\n'), kind: `BLOB, ${bytes.length} byte${bytes.length === 1 ? '' : 's'}` };
+  }
+  if (typeof value === 'string' && /^\s*[[{]/.test(value)) {
+    try {
+      return { text: JSON.stringify(JSON.parse(value), null, 2), kind: 'JSON text' };
+    } catch {
+      // Not JSON after all: shown as the text it is.
+    }
+  }
+  if (typeof value === 'object') return { text: JSON.stringify(value, null, 2), kind: 'JSON' };
+  return { text: String(value), kind: typeof value === 'number' ? 'number' : `text, ${String(value).length} characters` };
+}
