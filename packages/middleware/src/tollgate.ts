@@ -6,6 +6,7 @@ import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { Observer, redactingLogger, secretsOf, serveMetrics, type RequestObservation } from './observe/index.js';
 import { Runtime, type SqlAssets } from './runtime.js';
 import { systemClock, type Clock } from './runtime-clock.js';
 
@@ -49,13 +50,20 @@ export interface Tollgate {
  */
 export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}): Tollgate {
   const parsed = parseConfig(config, options.env ?? process.env);
-  const logger = options.logger ?? consoleLogger;
+  // No configured secret reaches any logger, the host's included (README "Operating").
+  const logger = redactingLogger(options.logger ?? consoleLogger, secretsOf(parsed.config));
+  const observer = Observer.create(parsed.config, logger);
+  const metricsConfig = parsed.config.metrics;
   let runtime: Runtime | undefined;
   const getRuntime = () =>
     (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets }));
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
+    if (metricsConfig && observer?.metrics && isPath(req.url, metricsConfig.path)) {
+      await serveMetrics(req, res, metricsConfig, observer.metrics).catch((error: unknown) => respondWithError(res, ServiceError.from(error), 'openai'));
+      return true;
+    }
     const match = matchRoute(routes, req.method, req.url);
     if (match.kind === 'none') return false;
     // Every answer carries its id — success, stream and every error, 401 included — in the header the
@@ -66,21 +74,29 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       respondWithError(res, new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${match.allowed.join(', ')}`), match.family, { allow: match.allowed.join(', ') });
       return true;
     }
-    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, departure: new ClientDeparture(res), requestId };
+    const observation: RequestObservation | undefined = observer?.start(req, match.route.path, requestId);
+    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, departure: new ClientDeparture(res), requestId, observation };
     try {
       await match.route.handler(ctx);
     } catch (error) {
       const serviceError = ServiceError.from(error);
+      if (observation) observation.reason = serviceError.kind;
       if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url} (request ${requestId})`, serviceError.cause ?? serviceError);
       if (res.headersSent) res.destroy();
       else respondWithError(res, serviceError, match.route.family);
     }
+    if (observation) observer!.finish(observation, req, res);
     return true;
   }
 
   function respondWithError(res: ServerResponse, error: ServiceError, family: ErrorFamily, extraHeaders: Record<string, string> = {}): void {
     const rendered = renderError(error, family, renderOptions);
     sendJson(res, rendered.status, rendered.body, { ...rendered.headers, ...extraHeaders });
+  }
+
+  function isPath(url: string | undefined, path: string): boolean {
+    if (!url?.startsWith(path)) return false;
+    return url.length === path.length || url[path.length] === '?';
   }
 
   const middleware = function tollgate(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void {

@@ -1,11 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import connect from 'connect';
 import { readConfigFile, type ConfigInput } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
+import { jsonLogger, prettyLogger } from '../observe/index.js';
 import { tollgate } from '../tollgate.js';
 import { embeddedConfig } from './embedded-config.js';
+
+const loggers = { json: jsonLogger, pretty: prettyLogger } as const;
 
 /** `tollgate serve`: the middleware mounted in a connect app, the way a user's own server would mount it. */
 export function registerServeCommand(program: Command): void {
@@ -16,14 +19,15 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('-p, --port <port>', 'port to listen on', (value) => Number.parseInt(value, 10), 8787)
     .option('--data <dir>', 'directory of the embedded default', 'data')
-    .action(async (options: { config?: string; host: string; port: number; data: string }) => {
+    .addOption(new Option('--log-format <format>', 'operational and access log lines: JSON lines (pino) or human-readable').choices(['json', 'pretty']).default('pretty'))
+    .action(async (options: { config?: string; host: string; port: number; data: string; logFormat: 'json' | 'pretty' }) => {
       let config: ConfigInput;
       let devKey: string | undefined;
       let devKeyCreated = false;
       // Parsed once, by tollgate(): see readConfigFile.
       if (options.config) config = readConfigFile(options.config);
       else ({ config, devKey, devKeyCreated } = embeddedConfig(options.data));
-      const gate = tollgate(config);
+      const gate = tollgate(config, { logger: loggers[options.logFormat]() });
       await gate.ready().catch((error: unknown) => {
         // A database that cannot load answers 503 database_unavailable and retries by itself: one broken
         // database must not keep the others (and the model endpoints) from serving.
