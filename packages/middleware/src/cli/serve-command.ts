@@ -27,12 +27,13 @@ export function registerServeCommand(program: Command): void {
       // Parsed once, by tollgate(): see readConfigFile.
       if (options.config) config = readConfigFile(options.config);
       else ({ config, devKey, devKeyCreated } = embeddedConfig(options.data));
-      const gate = tollgate(config, { logger: loggers[options.logFormat]() });
+      const logger = loggers[options.logFormat]();
+      const gate = tollgate(config, { logger });
       await gate.ready().catch((error: unknown) => {
         // A database that cannot load answers 503 database_unavailable and retries by itself: one broken
         // database must not keep the others (and the model endpoints) from serving.
         if (!(error instanceof ServiceError && error.code === 'database_unavailable')) throw error;
-        console.error(`Warning: ${error.message}`);
+        logger.error(`Warning: ${error.message}`);
       });
       const app = connect();
       app.use(gate);
@@ -40,7 +41,7 @@ export function registerServeCommand(program: Command): void {
       await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
       const { port } = server.address() as AddressInfo;
       const base = `http://${options.host}:${port}`;
-      console.log(`Tollgate listening on ${base}`);
+      logger.info(`Tollgate listening on ${base}`);
       // The key is printed once, when it is made; afterwards only where it is kept (logs outlive terminals).
       if (devKey && devKeyCreated) {
         console.log(`Development key (kept in ${options.data}/dev-key, shown only now): ${devKey}`);
