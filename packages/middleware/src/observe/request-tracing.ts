@@ -2,7 +2,11 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
 import type { RequestObservation } from './request-observation.js';
 
-const tracer = trace.getTracer('tollgate');
+/**
+ * Asked per span, not once at load: a tracer kept from module load would keep writing to a provider the
+ * host has since replaced (`trace.disable()` then a new SDK), and the lookup is a map read.
+ */
+const tracer = () => trace.getTracer('tollgate');
 
 /** The `gen_ai.system` value of each provider kind (OpenTelemetry GenAI semantic conventions). */
 const genAiSystem: Record<string, string> = { openai: 'openai', anthropic: 'anthropic', gemini: 'gcp.gemini' };
@@ -16,7 +20,7 @@ const genAiOperation: Record<string, string> = { '/v1/embeddings': 'embeddings' 
  */
 export function startRequestSpan(method: string | undefined, endpoint: string, requestId: string, headers: IncomingHttpHeaders): Span {
   const parent = propagation.extract(ROOT_CONTEXT, headers);
-  return tracer.startSpan(`${method ?? 'GET'} ${endpoint}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method ?? 'GET', 'http.route': endpoint, 'tollgate.request_id': requestId } }, parent);
+  return tracer().startSpan(`${method ?? 'GET'} ${endpoint}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method ?? 'GET', 'http.route': endpoint, 'tollgate.request_id': requestId } }, parent);
 }
 
 /** Closes the request span with what the request did. */
@@ -44,7 +48,7 @@ export function startUpstreamSpan(observation: RequestObservation, provider: { n
   const parent = observation.span;
   if (!parent) return undefined;
   const operation = genAiOperation[observation.endpoint] ?? 'chat';
-  const span = tracer.startSpan(
+  const span = tracer().startSpan(
     `${operation} ${model}`,
     {
       kind: SpanKind.CLIENT,
