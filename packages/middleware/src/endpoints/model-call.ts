@@ -57,7 +57,7 @@ export async function runModelCall(call: ModelCall): Promise<void> {
   }
   const admission = await admit(call, primary, limitsTokens ? promptTokens() : 0);
   const meter = new Meter(promptTokens, admission);
-  observation?.metrics?.slots.inc({ org: call.principal.org });
+  observation?.metrics?.slotTaken(call.principal.org);
   try {
     await serveWithFailover(call, plans, meter);
   } finally {
@@ -69,7 +69,7 @@ export async function runModelCall(call: ModelCall): Promise<void> {
 
 function observeSettlement(call: ModelCall, usage: Usage): void {
   const observation = call.ctx.observation!;
-  observation.metrics?.slots.dec({ org: call.principal.org });
+  observation.metrics?.slotReleased(call.principal.org);
   observation.inputTokens = usage.inputTokens;
   observation.outputTokens = usage.outputTokens;
   observation.costMicros = costMicros(usage, call.model.config.price);
@@ -188,10 +188,7 @@ function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {
   observation.provider = plan.providerName;
   observation.upstreamModel = plan.target.model;
   observation.step(retry === 0 ? 'upstream' : 'upstream retry');
-  const metrics = observation.metrics;
-  if (!metrics) return;
-  metrics.attempts.inc({ provider: plan.providerName });
-  if (retry > 0) metrics.retries.inc({ provider: plan.providerName });
+  observation.metrics?.attempt(plan.providerName, retry > 0);
 }
 
 async function relay(call: ModelCall, plan: RoutePlan, meter: Meter, upstream: ModelCall['ctx']['runtime']['gateway']['upstream'], upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {

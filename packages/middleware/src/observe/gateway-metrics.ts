@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { microsToUsd } from '../policy/index.js';
+import { LabelledChildren } from './labelled-children.js';
 import type { RequestObservation } from './request-observation.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -28,16 +29,38 @@ export class GatewayMetrics {
   readonly sqlRequests = new Counter({ name: 'tollgate_sql_requests_total', help: 'SQL endpoint requests by status', labelNames: ['status'], registers: [this.registry] });
   readonly sqlDuration = new Histogram({ name: 'tollgate_sql_request_duration_seconds', help: 'SQL endpoint request durations', buckets: FAST_SECONDS, registers: [this.registry] });
 
+  // Children memoized by label values: the per-request calls below skip prom-client's label hashing.
+  readonly #requests = new LabelledChildren((...v) => this.requests.labels(...v));
+  readonly #duration = new LabelledChildren((...v) => this.duration.labels(...v));
+  readonly #firstByte = new LabelledChildren((...v) => this.firstByte.labels(...v));
+  readonly #tokens = new LabelledChildren((...v) => this.tokens.labels(...v));
+  readonly #cost = new LabelledChildren((...v) => this.cost.labels(...v));
+  readonly #attempts = new LabelledChildren((...v) => this.attempts.labels(...v));
+  readonly #slots = new LabelledChildren((...v) => this.slots.labels(...v));
+
+  attempt(provider: string, retry: boolean): void {
+    this.#attempts.of(provider).inc();
+    if (retry) this.retries.inc({ provider });
+  }
+
+  slotTaken(org: string): void {
+    this.#slots.of(org).inc();
+  }
+
+  slotReleased(org: string): void {
+    this.#slots.of(org).dec();
+  }
+
   /** Counts a finished request: called once per request, after its answer ended. */
   record(observation: RequestObservation, status: number): void {
     const { endpoint, alias, org } = observation;
     const seconds = observation.elapsedMs() / 1000;
-    this.requests.inc({ endpoint, alias, provider: observation.provider, status, reason: observation.reason });
-    this.duration.observe({ endpoint, alias }, seconds);
-    if (observation.firstByteMs >= 0 && status < 400) this.firstByte.observe({ endpoint, alias }, observation.firstByteMs / 1000);
-    if (observation.inputTokens > 0) this.tokens.inc({ org, alias, direction: 'input' }, observation.inputTokens);
-    if (observation.outputTokens > 0) this.tokens.inc({ org, alias, direction: 'output' }, observation.outputTokens);
-    if (observation.costMicros > 0) this.cost.inc({ org, alias }, microsToUsd(observation.costMicros));
+    this.#requests.of(endpoint, alias, observation.provider, status, observation.reason).inc();
+    this.#duration.of(endpoint, alias).observe(seconds);
+    if (observation.firstByteMs >= 0 && status < 400) this.#firstByte.of(endpoint, alias).observe(observation.firstByteMs / 1000);
+    if (observation.inputTokens > 0) this.#tokens.of(org, alias, 'input').inc(observation.inputTokens);
+    if (observation.outputTokens > 0) this.#tokens.of(org, alias, 'output').inc(observation.outputTokens);
+    if (observation.costMicros > 0) this.#cost.of(org, alias).inc(microsToUsd(observation.costMicros));
     if (observation.admitMs >= 0) this.policyLatency.observe(observation.admitMs / 1000);
     if (observation.reason === 'policy_unavailable') this.policyFailures.inc();
     if (endpoint === SQL_ENDPOINT) {
