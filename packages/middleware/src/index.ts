@@ -14,3 +14,4 @@ export type { AdminOperations, UsageReport, Usage } from './policy/index.js';
 export type { SqlQuery, SqlResult, SqlValue, SqlParams } from './sql/sql-types.js';
 export type { Clock } from './runtime-clock.js';
 export { generateKey, hashKey } from './auth/index.js';
+export { jsonLogger, prettyLogger, type AccessLine } from './observe/index.js';

@@ -1,7 +1,13 @@
+import type { AccessLine } from './observe/access-line.js';
+
+export type { AccessLine } from './observe/access-line.js';
+
 /** Where Tollgate reports what an operator must know; the host's, or the console's. */
 export interface Logger {
   info(message: string): void;
   error(message: string, error?: unknown): void;
+  /** One line per request (README "Operating"); a logger without it gets no access lines and costs nothing per request. */
+  access?(line: AccessLine): void;
 }
 
 /** The logger when the host gives none: prefixed lines on stdout and stderr. */

@@ -6,6 +6,7 @@ import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
 import { consoleLogger, type Logger } from './logger.js';
+import { Observer, redactingLogger, secretsOf, serveMetrics, type RequestObservation } from './observe/index.js';
 import { Runtime, type SqlAssets } from './runtime.js';
 import { systemClock, type Clock } from './runtime-clock.js';
 
@@ -56,13 +57,20 @@ const MAX_LINGER_MS = 2_000;
  */
 export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}): Tollgate {
   const parsed = parseConfig(config, options.env ?? process.env);
-  const logger = options.logger ?? consoleLogger;
+  // No configured secret reaches any logger, the host's included (README "Operating").
+  const logger = redactingLogger(options.logger ?? consoleLogger, secretsOf(parsed.config));
+  const observer = Observer.create(parsed.config, logger);
+  const metricsConfig = parsed.config.metrics;
   let runtime: Runtime | undefined;
   const getRuntime = () =>
     (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets }));
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
+    if (metricsConfig && observer?.metrics && isPath(req.url, metricsConfig.path)) {
+      await serveMetrics(req, res, metricsConfig, observer.metrics).catch((error: unknown) => respondWithError(res, ServiceError.from(error), 'openai'));
+      return true;
+    }
     const match = matchRoute(routes, req.method, req.url);
     if (match.kind === 'none') return false;
     // Every answer carries its id — success, stream and every error, 401 included — in the header the
@@ -73,7 +81,8 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       respondWithError(res, new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${match.allowed.join(', ')}`), match.family, { allow: match.allowed.join(', ') });
       return true;
     }
-    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, departure: new ClientDeparture(res), requestId };
+    const observation: RequestObservation | undefined = observer?.start(req, match.route.path, requestId);
+    const ctx: RequestContext = { req, res, runtime: getRuntime(), family: match.route.family, parsedBody, departure: new ClientDeparture(res), requestId, observation };
     try {
       await match.route.handler(ctx);
     } catch (error) {
@@ -81,6 +90,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       // never reaches `next(err)` (connect would answer an HTML page with a stack trace; issue 15 item 7).
       try {
         const serviceError = ServiceError.from(error);
+        if (observation) observation.reason = serviceError.kind;
         if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url} (request ${requestId})`, serviceError.cause ?? serviceError);
         if (res.headersSent) res.destroy();
         else respondWithError(res, serviceError, match.route.family, unreadBodyHeaders(req));
@@ -90,6 +100,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
         else sendJson(res, 500, { detail: 'Internal server error' }, { connection: 'close' });
       }
     }
+    if (observation) observer!.finish(observation, req, res);
     return true;
   }
 
@@ -120,6 +131,11 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
     req.once('end', clear);
     req.once('close', clear);
     return NO_HEADERS;
+  }
+
+  function isPath(url: string | undefined, path: string): boolean {
+    if (!url?.startsWith(path)) return false;
+    return url.length === path.length || url[path.length] === '?';
   }
 
   const middleware = function tollgate(req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void): void {

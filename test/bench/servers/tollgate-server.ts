@@ -10,6 +10,8 @@ const gate = tollgate(
     providers: { upstream: { kind: 'openai', baseUrl: process.env.UPSTREAM_URL!, apiKey: 'sk-bench' } },
     models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: 1, output: 2 }, maxOutputTokens: 4096 } },
     store: { kind: 'memory' },
+    // TOLLGATE_BENCH_METRICS=1: the same server with the Prometheus metrics on (observe-bench.ts).
+    ...(process.env.TOLLGATE_BENCH_METRICS === '1' ? { metrics: { path: '/metrics', auth: 'none' as const } } : {}),
   },
   { logger: { info() {}, error: (m, e) => console.error(m, e) } },
 );

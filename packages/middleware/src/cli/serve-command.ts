@@ -1,11 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import connect from 'connect';
 import { readConfigFile, type ConfigInput } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
+import { jsonLogger, prettyLogger } from '../observe/index.js';
 import { tollgate } from '../tollgate.js';
 import { embeddedConfig } from './embedded-config.js';
+
+const loggers = { json: jsonLogger, pretty: prettyLogger } as const;
 
 /** `tollgate serve`: the middleware mounted in a connect app, the way a user's own server would mount it. */
 export function registerServeCommand(program: Command): void {
@@ -16,19 +19,21 @@ export function registerServeCommand(program: Command): void {
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('-p, --port <port>', 'port to listen on', (value) => Number.parseInt(value, 10), 8787)
     .option('--data <dir>', 'directory of the embedded default', 'data')
-    .action(async (options: { config?: string; host: string; port: number; data: string }) => {
+    .addOption(new Option('--log-format <format>', 'operational and access log lines: JSON lines (pino) or human-readable').choices(['json', 'pretty']).default('pretty'))
+    .action(async (options: { config?: string; host: string; port: number; data: string; logFormat: 'json' | 'pretty' }) => {
       let config: ConfigInput;
       let devKey: string | undefined;
       let devKeyCreated = false;
       // Parsed once, by tollgate(): see readConfigFile.
       if (options.config) config = readConfigFile(options.config);
       else ({ config, devKey, devKeyCreated } = embeddedConfig(options.data));
-      const gate = tollgate(config);
+      const logger = loggers[options.logFormat]();
+      const gate = tollgate(config, { logger });
       await gate.ready().catch((error: unknown) => {
         // A database that cannot load answers 503 database_unavailable and retries by itself: one broken
         // database must not keep the others (and the model endpoints) from serving.
         if (!(error instanceof ServiceError && error.code === 'database_unavailable')) throw error;
-        console.error(`Warning: ${error.message}`);
+        logger.error(`Warning: ${error.message}`);
       });
       const app = connect();
       app.use(gate);
@@ -36,7 +41,7 @@ export function registerServeCommand(program: Command): void {
       await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
       const { port } = server.address() as AddressInfo;
       const base = `http://${options.host}:${port}`;
-      console.log(`Tollgate listening on ${base}`);
+      logger.info(`Tollgate listening on ${base}`);
       // The key is printed once, when it is made; afterwards only where it is kept (logs outlive terminals).
       if (devKey && devKeyCreated) {
         console.log(`Development key (kept in ${options.data}/dev-key, shown only now): ${devKey}`);

@@ -181,6 +181,27 @@ const relay = z
   .strict();
 
 /**
+ * The Prometheus endpoint (README "Operating"). Auth is a required, explicit choice: a bearer token as
+ * strong as an API key, or "none" for a scrape path only a private network reaches.
+ */
+const metrics = z
+  .object({
+    path: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'a path starting with /').default('/metrics'),
+    auth: z.union([
+      z.literal('none'),
+      z
+        .object({
+          bearer: z.string().superRefine((token, ctx) => {
+            const problem = keyStrengthProblem(token);
+            if (problem) ctx.addIssue({ code: 'custom', message: problem });
+          }),
+        })
+        .strict(),
+    ]),
+  })
+  .strict();
+
+/**
  * The configuration of `tollgate(config)` and of a JSON config file (DESIGN "Configuration").
  * Types are inferred from this schema; nothing past `parseConfig` sees an unvalidated value.
  */
@@ -205,6 +226,10 @@ export const configSchema = z
     policyTimeoutMs: z.number().int().positive().default(1_000),
     /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
     relay: relay.default(relayDefaults),
+    /** Opt-in Prometheus endpoint; absent, no metric is counted (README "Operating"). */
+    metrics: metrics.optional(),
+    /** Opt-in OpenTelemetry spans through @opentelemetry/api (a no-op unless the host registers an SDK). */
+    tracing: z.boolean().default(false),
   })
   .strict();
 
@@ -218,3 +243,4 @@ export type ParamRule = z.output<typeof paramRule>;
 export type SqlConfig = ResolvedConfig['sql'];
 export type StoreConfig = ResolvedConfig['store'];
 export type RelayConfig = ResolvedConfig['relay'];
+export type MetricsConfig = NonNullable<ResolvedConfig['metrics']>;

@@ -3,7 +3,8 @@ import type { Principal } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError, type ErrorName } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
-import type { Admission, Usage } from '../policy/index.js';
+import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
+import { costMicros, type Admission, type AdmissionRequest, type Usage } from '../policy/index.js';
 import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
@@ -20,6 +21,8 @@ export interface ModelCall {
 
 /** One route, with the body adapted for it (adaptation depends on the provider, so it is per route). */
 interface RoutePlan {
+  /** The provider's name in the config: a bounded metrics label and the route taken in the access line. */
+  providerName: string;
   codec: Codec;
   target: RouteTarget;
   body: Record<string, unknown>;
@@ -44,14 +47,33 @@ export async function runModelCall(call: ModelCall): Promise<void> {
   const promptTokens = once(() => estimateInputTokens(call.body));
   // Tokenizing the prompt costs per request; only a tokens-per-minute limit needs it before the call.
   const limitsTokens = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined;
+  const observation = call.ctx.observation;
+  if (observation) {
+    observation.org = call.principal.org;
+    observation.keyId = call.principal.keyId;
+    observation.alias = call.model.alias;
+    observation.stream = call.body.stream === true;
+    observation.step('resolved');
+  }
   const admission = await admit(call, primary, limitsTokens ? promptTokens() : 0);
   const meter = new Meter(promptTokens, admission, (reason) => call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${call.model.routes[0]?.provider.kind ?? 'provider'} reported usage that is not token counts (${reason}); billed the tokenizer's count instead`));
+  observation?.metrics?.slotTaken(call.principal.org);
   try {
     await serveWithFailover(call, plans, meter);
   } finally {
     // Settles exactly once: a no-op when the response already settled before its last bytes.
     await meter.settle();
+    if (observation) observeSettlement(call, meter.usage());
   }
+}
+
+function observeSettlement(call: ModelCall, usage: Usage): void {
+  const observation = call.ctx.observation!;
+  observation.metrics?.slotReleased(call.principal.org);
+  observation.inputTokens = usage.inputTokens;
+  observation.outputTokens = usage.outputTokens;
+  observation.costMicros = costMicros(usage, call.model.config.price);
+  observation.step('settled');
 }
 
 function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): RoutePlan {
@@ -59,7 +81,7 @@ function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): Rout
   const { config } = call.model;
   const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
   const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
-  return { codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs };
+  return { providerName: route.providerName, codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs };
 }
 
 async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
@@ -70,11 +92,23 @@ async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: num
     // contract §7.1: access that cannot be verified is refused, never run unmetered.
     throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
   }
+  const observation = call.ctx.observation;
+  const started = observation ? performance.now() : 0;
+  try {
+    const admission = await policy.admit(admissionRequest(call, plan, estimatedInputTokens));
+    observation?.step('admitted');
+    return admission;
+  } finally {
+    if (observation) observation.admitMs = performance.now() - started;
+  }
+}
+
+function admissionRequest(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): AdmissionRequest {
   const { config, alias } = call.model;
   const budget = plan.codec.outputLimitFields.map((field) => plan.body[field]).find((value) => typeof value === 'number') as number | undefined;
   // A protocol with no output budget (embeddings) reserves no output tokens.
   const noOutput = plan.codec.outputLimitFields.length === 0 ? 0 : undefined;
-  return policy.admit({
+  return {
     principal: call.principal,
     alias,
     billing: config.billing,
@@ -82,15 +116,21 @@ async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: num
     estimatedInputTokens,
     maxOutputTokens: noOutput ?? budget ?? config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET,
     requestId: call.ctx.requestId,
-  });
+  };
 }
 
 /** Tries each route in failover order; only transient failures move on, and only before output began. */
 async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Meter): Promise<void> {
   let lastFailure: UpstreamFailure | undefined;
+  const observation = call.ctx.observation;
   for (const plan of plans) {
+    if (observation && plan !== plans[0]) {
+      observation.failovers++;
+      observation.metrics?.failovers.inc({ alias: call.model.alias });
+    }
+    let tries = 0;
     try {
-      await withRetries(() => attempt(call, plan, meter), {
+      await withRetries(() => attempt(call, plan, meter, tries++), {
         retries: plan.retries,
         baseMs: plan.retryBaseMs,
         maxMs: 4_000,
@@ -111,7 +151,8 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
   throw toServiceError(lastFailure);
 }
 
-async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<void> {
+/** `retry` counts the earlier attempts on this route (0 for its first). */
+async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, retry: number): Promise<void> {
   const { provider } = plan.target;
   const stream = plan.body.stream === true;
   const upstreamCall: UpstreamCall = {
@@ -124,6 +165,33 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<
   };
   const { upstream } = call.ctx.runtime.gateway;
   const headers = adaptationHeaders(plan.adaptation);
+  const observation = call.ctx.observation;
+  if (!observation) return relay(call, plan, meter, upstream, upstreamCall, headers, stream);
+  observeAttempt(call, plan, retry);
+  if (!observation.span) return relay(call, plan, meter, upstream, upstreamCall, headers, stream);
+  // Tracing only: a copy of the (shared, cached) provider headers to carry this attempt's traceparent.
+  const traced: Record<string, string> = Object.assign({}, upstreamCall.headers);
+  const span = startUpstreamSpan(observation, { name: plan.providerName, kind: plan.target.provider.kind }, plan.target.model, plan.target.alias, traced);
+  upstreamCall.headers = traced;
+  try {
+    await relay(call, plan, meter, upstream, upstreamCall, headers, stream);
+    endUpstreamSpan(span, meter.usage());
+  } catch (error) {
+    endUpstreamSpan(span, { error });
+    throw error;
+  }
+}
+
+function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {
+  const observation = call.ctx.observation!;
+  observation.attempts++;
+  observation.provider = plan.providerName;
+  observation.upstreamModel = plan.target.model;
+  observation.step(retry === 0 ? 'upstream' : 'upstream retry');
+  observation.metrics?.attempt(plan.providerName, retry > 0);
+}
+
+async function relay(call: ModelCall, plan: RoutePlan, meter: Meter, upstream: ModelCall['ctx']['runtime']['gateway']['upstream'], upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
     nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
@@ -148,6 +216,7 @@ async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson,
   const { body, usage } = plan.codec.response(answer.body, plan.target, plan.body);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
   await meter.settle();
+  call.ctx.observation?.markFirstByte();
   sendJson(call.ctx.res, 200, body, headers);
 }
 
@@ -159,10 +228,19 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
   const relay = call.ctx.runtime.config.relay;
   const writer = new SseWriter(call.ctx.res, headers, relay.maxPausedStreamMs);
   const translator = plan.codec.stream(plan.target, plan.body, meter.promptTokens);
-  const send = async (events: ReturnType<typeof translator.push>) => {
-    for (const event of events) await writer.send(event.data, event.event);
-  };
+  const observation = call.ctx.observation;
+  const send = observation
+    ? async (events: ReturnType<typeof translator.push>) => {
+        for (const event of events) {
+          await writer.send(event.data, event.event);
+          observation.markFirstByte();
+        }
+      }
+    : async (events: ReturnType<typeof translator.push>) => {
+        for (const event of events) await writer.send(event.data, event.event);
+      };
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
+  observation?.metrics?.openStreams.inc();
   try {
     for await (const event of readSseEvents(response.body, limits, response.secrets)) await send(translator.push(event));
     const closing = translator.end();
@@ -183,6 +261,8 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
     // Partial output reached (or was meant for) the client: it is billed (contract §1).
     meter.record(translator.usage(), translator.text(), false);
     writer.abort();
+  } finally {
+    observation?.metrics?.openStreams.dec();
   }
 }
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorFamily } from '../errors/index.js';
 import type { ClientDeparture } from '../http/index.js';
+import type { RequestObservation } from '../observe/index.js';
 import type { Runtime } from '../runtime.js';
 
 /**
@@ -18,6 +19,8 @@ export interface RequestContext {
   departure: ClientDeparture;
   /** This request's id, already in the answer's headers; logged with it and written in its ledger line. */
   requestId: string;
+  /** Present only when metrics, tracing or access lines are configured; seams fill it in (observe/). */
+  observation?: RequestObservation;
 }
 
 /** A route's handler. It writes the response itself; anything it throws is rendered by the dispatcher. */
