@@ -12,9 +12,13 @@ export interface ClientEvent {
 
 /** Usage as a codec saw it; `reported` is false when the provider sent none. */
 export interface SeenUsage {
+  /** Every prompt token, cached or not. */
   inputTokens: number;
   outputTokens: number;
   reported: boolean;
+  /** The parts of `inputTokens` read from / written to the provider's prompt cache (0 when absent). */
+  cachedInputTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /**

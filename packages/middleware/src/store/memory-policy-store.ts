@@ -5,14 +5,15 @@ import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot } from '../policy/admission-rules.js';
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
-import { microsToUsd, usdToMicros } from '../policy/money.js';
+import { billedTokens, microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import { rateLimitState } from '../policy/rate-limit-state.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { Journal } from './journal.js';
-import type { JournalRecord } from './journal-record.js';
+import type { JournalRecord, LedgerLine } from './journal-record.js';
 
 /**
  * The single-process policy store: state in memory, every change appended durably to a journal file
@@ -74,9 +75,11 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl);
     if (denial) throw denial;
     const ticket = recordAdmission(org, windows, request, now);
-    let settled: Promise<void> | undefined;
+    let settled: Promise<number | undefined> | undefined;
+    const head = Math.max(windows.requests.head, windows.tokens.head);
     return {
       settle: (usage: Usage) => (settled ??= this.#settle(ticket, request, usage)),
+      limits: rateLimitState(org.limits, windows.requests.total, windows.tokens.total, head, now),
     };
   }
 
@@ -134,32 +137,38 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
       requests: balances.requests,
       inputTokens: balances.inputTokens,
       outputTokens: balances.outputTokens,
+      cachedInputTokens: balances.cachedInputTokens,
+      cacheWriteTokens: balances.cacheWriteTokens,
       costUsd: microsToUsd(balances.costMicros),
       inFlight: this.#windows.get(org)?.inFlight ?? 0,
     };
   }
 
-  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage): Promise<void> {
+  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage): Promise<number | undefined> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
     refreshAllowance(balances, config, this.clock.now());
-    const clean = { inputTokens: Math.max(0, Math.round(usage.inputTokens)), outputTokens: Math.max(0, Math.round(usage.outputTokens)) };
+    const clean = billedTokens(usage);
     const windows = this.#windows.get(org)!;
     if (clean.inputTokens === 0 && clean.outputTokens === 0) {
       // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
       releaseSlot(windows, ticket, 0);
-      return;
+      return 0;
     }
     const charge = chargeFor(config, balances, request, clean);
     applySettlement(balances, windows, ticket, clean, charge);
-    if (!this.#journal) return;
+    if (!this.#journal) return charge.costMicros;
     // The ledger's id is unique across restarts, unlike the admission's number.
-    const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId };
+    const record: LedgerLine = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId };
+    // Only when there were any, so a line without cached tokens reads as before (LedgerLine).
+    if (clean.cachedInputTokens > 0) record.cached = clean.cachedInputTokens;
+    if (clean.cacheWriteTokens > 0) record.written = clean.cacheWriteTokens;
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
     // would be missing after a restart: the answer was already produced, so it is not taken back, but the
     // operator is told, with what the ledger lacks.
     await this.#journal.append(record).catch((error: unknown) => this.logger.error(`ledger: could not write settlement ${JSON.stringify(record)}; it is charged in memory but will be missing after a restart`, error));
+    return charge.costMicros;
   }
 
   async #record(record: JournalRecord): Promise<void> {
@@ -182,7 +191,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         if (!balances || !config) return;
         // Replayed at its own instant, so usage of an earlier period does not count against this one.
         refreshAllowance(balances, config, record.at);
-        chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
+        chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out, cachedInputTokens: record.cached ?? 0, cacheWriteTokens: record.written ?? 0 }, { includedTokens: record.included, costMicros: record.cost });
         return;
       }
       case 'topup': {

@@ -1,3 +1,4 @@
+import { openaiCachedTokens } from './cached-prompt-tokens.js';
 import { stopReasonFromFinishReason } from './map-stop-reason.js';
 import type { AnthropicEvent, ChatChunk } from './wire-types.js';
 
@@ -20,6 +21,7 @@ export class ChatToMessagesStream {
   #finishReason: string | undefined;
   #inputTokens = 0;
   #outputTokens = 0;
+  #cachedInputTokens = 0;
 
   constructor(
     private readonly alias: string,
@@ -42,6 +44,7 @@ export class ChatToMessagesStream {
     if (chunk.usage) {
       this.#inputTokens = chunk.usage.prompt_tokens;
       this.#outputTokens = chunk.usage.completion_tokens;
+      this.#cachedInputTokens = openaiCachedTokens(chunk.usage);
     }
     const choice = chunk.choices[0];
     if (!choice) return events;
@@ -68,8 +71,8 @@ export class ChatToMessagesStream {
     return this.#finishReason !== undefined;
   }
 
-  get usage(): { inputTokens: number; outputTokens: number } {
-    return { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens };
+  get usage(): { inputTokens: number; outputTokens: number; cachedInputTokens: number } {
+    return { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens, cachedInputTokens: this.#cachedInputTokens };
   }
 
   finish(): AnthropicEvent[] {

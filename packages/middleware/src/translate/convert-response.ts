@@ -1,3 +1,4 @@
+import { anthropicCacheReadTokens } from './cached-prompt-tokens.js';
 import { finishReasonFromStopReason, stopReasonFromFinishReason } from './map-stop-reason.js';
 import type { AnthropicBlock, ChatCompletion, ChatToolCall, MessagesResponse } from './wire-types.js';
 
@@ -27,7 +28,7 @@ export function messagesToChatResponse(message: MessagesResponse, alias: string,
         logprobs: null,
       },
     ],
-    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output, prompt_tokens_details: { cached_tokens: anthropicCacheReadTokens(message.usage) } },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ChatCompletion, ChatToolCall, ChatUsage } from '../../translate/index.js';
+import { geminiCachedTokens, type ChatCompletion, type ChatToolCall, type ChatUsage } from '../../translate/index.js';
 import type { GeminiCandidate, GeminiFunctionCall, GeminiPart, GeminiResponse, GeminiUsage } from './gemini-wire.js';
 import { finishReasonFromGemini } from './map-finish-reason.js';
 
@@ -68,5 +68,7 @@ export function thoughtSignatureOf(toolCallId: string): string | undefined {
 export function geminiChatUsage(usage: GeminiUsage | undefined): ChatUsage {
   const prompt = usage?.promptTokenCount ?? 0;
   const completion = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const cached = geminiCachedTokens(usage ?? {});
+  // In OpenAI's own field, so a chat client sees it and the metering reads it back (openaiCachedTokens).
+  return cached > 0 ? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } } : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
