@@ -20,7 +20,10 @@ const models: ConfigInput['models'] = {
   claude: { routes: [{ provider: 'anthropic', model: 'claude-sonnet-4-5' }], price: { input: 3, output: 15, cachedInput: 0.3, cacheWrite: 3.75 } },
   gemini: { routes: [{ provider: 'google', model: 'gemini-2.5-pro' }], price: { input: 1.25, output: 10, cachedInput: 0.125 } },
   'gpt-old-price': { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 2.5, output: 10 } },
+  'gpt-included': { routes: [{ provider: 'openai', model: 'gpt-4o' }], billing: 'included', price: { input: 2.5, output: 10, cachedInput: 1.25 } },
 };
+// The allowance matters only to the included model; the others bill the wallet.
+const organizations: ConfigInput['organizations'] = { acme: { wallet: 100, paymentMethod: true, included: { tokens: 1_000, period: 'month' } } };
 
 // Expected costs, in pico-dollars per token × tokens, rounded up to the micro-dollar.
 /** OpenAI: 500 plain × 2.5 + 1,500 cached × 1.25 + 3 out × 10 (USD/M) = 1,250 + 1,875 + 30 µ$. */
@@ -53,7 +56,7 @@ for (const storeKind of stores) {
       prefix = `cache${++run}:`;
       // ledger: false keeps the Redis ledger stream untrimmed, to be read here.
       const store: ConfigInput['store'] = storeKind === 'memory' ? { kind: 'memory', file: join(dir, 'state.jsonl') } : { kind: 'redis', url: redis!.url, prefix, ledger: false };
-      stack = await startIssue5Stack({ models, store });
+      stack = await startIssue5Stack({ models, store, organizations });
       openai = new OpenAI({ baseURL: `${stack.gateway.url}/v1`, apiKey: TEST_KEY, maxRetries: 0 });
       anthropic = new Anthropic({ baseURL: stack.gateway.url, apiKey: TEST_KEY, maxRetries: 0 });
     });
@@ -157,6 +160,15 @@ for (const storeKind of stores) {
       assert.equal(response.status, 200);
       await response.text();
       await assertCharged(GEMINI_MICROS, 1_500, 0);
+    });
+
+    it('bills what overflows an included allowance from the cheapest prompt tokens up, the same in both stores', async () => {
+      stack.openai.reply({ text: ANSWER, cachedTokens: 1_500 });
+      await openai.chat.completions.create({ model: 'gpt-included', messages: [{ role: 'user', content: PROMPT }] });
+      // The 1,000 included tokens cover the 500 plain prompt tokens, then 500 cached ones; the wallet pays
+      // the other 1,000 cached tokens and the output: 1,000 × 1.25 + 3 × 10 = 1,250 + 30 micro-dollars.
+      await assertCharged(1_280, 1_500, 0);
+      assert.equal((await stack.gateway.gate.admin.usage('acme')).includedRemaining, 0);
     });
 
     it('bills cached tokens at the input rate when the price names no cache rates (old configs bill the same)', async () => {
