@@ -143,6 +143,18 @@ for (const storeKind of stores) {
       await assertCharged(ANTHROPIC_MICROS, 1_200, 500);
     });
 
+    it('bills Anthropic cache tokens for a Responses client and shows the reads in input_tokens_details, JSON and streamed (openai SDK)', async () => {
+      stack.anthropic.reply({ text: ANSWER, cachedTokens: 1_200, cacheWriteTokens: 500 });
+      const response = await openai.responses.create({ model: 'claude', input: PROMPT });
+      assert.equal(response.usage?.input_tokens, 2_000);
+      assert.equal(response.usage?.input_tokens_details.cached_tokens, 1_200);
+      await assertCharged(ANTHROPIC_MICROS, 1_200, 500);
+      const stream = await openai.responses.create({ model: 'claude', input: PROMPT, stream: true });
+      let cached: number | undefined;
+      for await (const event of stream) if (event.type === 'response.completed') cached = event.response.usage?.input_tokens_details.cached_tokens;
+      assert.equal(cached, 1_200);
+    });
+
     it('bills Gemini cachedContentTokenCount at the cachedInput rate, rounded up to the micro-dollar (openai SDK, streamed)', async () => {
       stack.gemini.reply({ text: ANSWER, cachedTokens: 1_500 });
       const stream = await openai.chat.completions.create({ model: 'gemini', stream: true, messages: [{ role: 'user', content: PROMPT }] });
