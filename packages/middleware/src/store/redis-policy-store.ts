@@ -6,8 +6,9 @@ import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { nextReset } from '../policy/allowance-period.js';
 import { declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
-import { microsToUsd, pricePerToken, usdToMicros } from '../policy/money.js';
+import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
 import type { WindowTicket } from '../policy/org-state.js';
+import { rateLimitState } from '../policy/rate-limit-state.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -15,7 +16,6 @@ import { admitScript, settleScript } from './redis-scripts.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
 import { orgKeys, type OrgKeys } from './redis-keys.js';
-import { settledCount } from './settled-count.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
 import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
@@ -193,7 +193,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 }, NOT_COUNTED);
       throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
     }
-    const [verdict, detail] = answer;
+    const [verdict, detail, requestsCounted, tokensCounted, head] = answer;
     switch (verdict) {
       case 'ok':
         break;
@@ -210,8 +210,11 @@ export class RedisPolicyStore implements Policy, AdminOperations {
         throw new ServiceError('policy_unavailable', `Unexpected policy answer ${verdict}`);
     }
     const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens };
-    let settled: Promise<void> | undefined;
-    return { settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage, ticket)) };
+    let settled: Promise<number | undefined> | undefined;
+    return {
+      settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage, ticket)),
+      limits: head ? rateLimitState(org.limits, Number(requestsCounted || 0), Number(tokensCounted || 0), Number(head), now) : undefined,
+    };
   }
 
   async close(): Promise<void> {
@@ -291,27 +294,34 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       requests: Number(bal.requests ?? 0),
       inputTokens: Number(bal.in ?? 0),
       outputTokens: Number(bal.out ?? 0),
+      cachedInputTokens: Number(bal.cachedIn ?? 0),
+      cacheWriteTokens: Number(bal.cacheWrite ?? 0),
       costUsd: microsToUsd(Number(bal.cost ?? 0)),
       inFlight,
     };
   }
 
-  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket): Promise<void> {
+  /** Resolves to the micro-dollars charged, or undefined when Redis did not take it now (kept to retry). */
+  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket): Promise<number | undefined> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
     const now = this.clock.now();
+    const tokens = billedTokens(usage);
+    const rates = picoRates(request.price);
     const settlement: SpooledSettlement = {
       id,
       args: [
         k.bal, k.win, k.slots, k.ledger, k.lapsed,
-        id, settledCount(usage.inputTokens), settledCount(usage.outputTokens), request.billing, org.included?.tokens ?? -1,
-        pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
+        id, tokens.inputTokens, tokens.outputTokens, request.billing, org.included?.tokens ?? -1,
+        rates.input, rates.output, now, org.included ? nextReset(org.included, now) : '',
         request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '',
+        tokens.cachedInputTokens, tokens.cacheWriteTokens, rates.cachedInput, rates.cacheWrite,
       ],
     };
     return this.redis.tollgateSettle(...settlement.args).then(
-      () => undefined,
-      () => this.#defer(settlement),
+      // -1: this admission was settled already (never charged twice): nothing charged now.
+      (cost) => Math.max(0, Number(cost)),
+      () => this.#defer(settlement).then(() => undefined),
     );
   }
 
