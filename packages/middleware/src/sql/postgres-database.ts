@@ -70,6 +70,7 @@ export class PostgresDatabase implements SqlEngine {
     let broken: Error | undefined;
     const alone = statements.length === 1 && !limits.readOnly && !limits.streamCredit && READING_KEYWORDS.has(statements[0]!.keyword);
     let index = 0;
+    let outcome: QueryOutcome;
     try {
       if (!alone) {
         const timeout = options.timeoutMs ?? this.options.timeoutMs;
@@ -85,9 +86,8 @@ export class PostgresDatabase implements SqlEngine {
         if (limits.allResults) results.push(last);
       }
       if (!alone) await client.query('COMMIT');
-      if (limits.streamCredit && last!.type === 'table') await streamTable(last!, options, limits.streamCredit);
       // `changed` before the spread, as the sql.js kind does (one hidden class for every outcome).
-      return limits.allResults ? { changed: false, results, ...last! } : { changed: false, ...last! };
+      outcome = limits.allResults ? { changed: false, results, ...last! } : { changed: false, ...last! };
     } catch (error) {
       if (!alone) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw this.#failure(error, signal?.aborted === true, index);
@@ -100,6 +100,38 @@ export class PostgresDatabase implements SqlEngine {
       // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused.
       client.release(broken);
     }
+    // Streamed once committed and the connection is back in the pool: a slow reader holds no connection.
+    if (limits.streamCredit && outcome.type === 'table') await this.#stream(outcome, options, limits.streamCredit, signal);
+    return outcome;
+  }
+
+  /**
+   * NDJSON for the postgres kind: the rows (at most maxRows, already read) go out in ~64 KiB chunks as the
+   * socket takes them (the endpoint gives credit back on write/drain). A client that stops reading for
+   * `streamTimeoutMs`, or leaves, ends it.
+   */
+  async #stream(table: Extract<QueryOutcome, { type: 'table' }>, options: QueryOptions, credit: Int32Array, signal: CancelSignal | undefined): Promise<void> {
+    const deadline = performance.now() + (options.timeoutMs ?? this.options.timeoutMs);
+    const send = async (text: string) => {
+      while (Atomics.load(credit, 0) <= 0) {
+        if (signal?.aborted) throw this.#cancelledError();
+        if (performance.now() > deadline) throw this.#sqlError(`The client read the stream for longer than ${options.timeoutMs} ms (sql.streamTimeoutMs)`, 'statement_timeout');
+        await waitAsync(credit, 0, 0, 50).value;
+      }
+      Atomics.sub(credit, 0, 1);
+      options.onRows?.(text);
+    };
+    let chunk = `${JSON.stringify({ type: 'table', column_names: table.column_names, column_types: table.column_types.map(({ declared }) => ({ declared })) })}\n`;
+    for (const row of table.data) {
+      chunk += `${JSON.stringify(row)}\n`;
+      if (chunk.length >= 65_536) {
+        await send(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk) await send(chunk);
+    table.row_count = table.data.length;
+    table.data = [];
   }
 
   async close(): Promise<void> {
@@ -224,27 +256,8 @@ function valueBytes(value: unknown): number {
 }
 
 /** Node ≥ 16 has it; TypeScript's lib has it from es2024 on. */
-const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number): { value: Promise<string> | string } }).waitAsync;
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { value: Promise<string> | string } }).waitAsync;
 
-/** NDJSON for the postgres kind: the collected rows go out in ~64 KiB chunks as the socket takes them. */
-async function streamTable(table: Extract<StatementResult, { type: 'table' }>, options: QueryOptions, credit: Int32Array): Promise<void> {
-  const send = async (text: string) => {
-    while (Atomics.load(credit, 0) <= 0) await waitAsync(credit, 0, Atomics.load(credit, 0)).value;
-    Atomics.sub(credit, 0, 1);
-    options.onRows?.(text);
-  };
-  let chunk = `${JSON.stringify({ type: 'table', column_names: table.column_names, column_types: table.column_types.map(({ declared }) => ({ declared })) })}\n`;
-  for (const row of table.data) {
-    chunk += `${JSON.stringify(row)}\n`;
-    if (chunk.length >= 65_536) {
-      await send(chunk);
-      chunk = '';
-    }
-  }
-  if (chunk) await send(chunk);
-  table.row_count = table.data.length;
-  table.data = [];
-}
 
 /**
  * A query that reads at most `limit` rows: pg fetches `rows` at a time and, when the server suspends the
