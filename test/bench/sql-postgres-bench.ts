@@ -28,7 +28,7 @@ export async function sqlPostgresBench(): Promise<string> {
         { name: 'bare node:http + pg, point select', url: bare.url, body: JSON.stringify({ query: 'SELECT id, name FROM items WHERE id = $1', params: [42] }) },
         { name: 'Tollgate postgres kind, point select (auth on)', url: `${tollgate.url}/api/sql/query`, headers: auth, body: JSON.stringify({ query: 'SELECT id, name FROM items WHERE id = ?', params: [42] }) },
         { name: 'bare node:http + pg, insert (fsync on)', url: bare.url, body: JSON.stringify({ query: insertText }) },
-        { name: 'Tollgate postgres kind, insert (fsync on, BEGIN/COMMIT)', url: `${tollgate.url}/api/sql/query`, headers: auth, body: JSON.stringify({ query: insertText }) },
+        { name: 'Tollgate postgres kind, insert (fsync on)', url: `${tollgate.url}/api/sql/query`, headers: auth, body: JSON.stringify({ query: insertText }) },
       ],
       { rounds: ROUNDS, seconds: SECONDS },
     );

@@ -25,6 +25,18 @@ const guarded = new WeakSet<pg.PoolClient>();
 
 /** Statements that answer rows and cannot write by themselves: one of them alone runs without BEGIN/COMMIT. */
 const READING_KEYWORDS = new Set(['SELECT', 'VALUES', 'TABLE', 'SHOW']);
+/** Writes that answer no rows without RETURNING: nothing can refuse their answer after PostgreSQL committed them. */
+const PLAIN_WRITE_KEYWORDS = new Set(['INSERT', 'UPDATE', 'DELETE']);
+
+/**
+ * PostgreSQL runs a lone statement atomically, so a writer's lone read, or a lone write that cannot answer rows
+ * (no RETURNING anywhere in its text, strings included: a false alarm only costs the BEGIN/COMMIT), needs no
+ * BEGIN/COMMIT: one round trip instead of three.
+ */
+function runsAlone(statement: PostgresStatement): boolean {
+  if (READING_KEYWORDS.has(statement.keyword)) return true;
+  return PLAIN_WRITE_KEYWORDS.has(statement.keyword) && !/returning/i.test(statement.text);
+}
 
 /**
  * A database kept by a PostgreSQL server (`sql.databases.<name>.kind: "postgres"`, README "PostgreSQL"), so
@@ -32,9 +44,9 @@ const READING_KEYWORDS = new Set(['SELECT', 'VALUES', 'TABLE', 'SHOW']);
  * `statement_timeout = timeoutMs`, so PostgreSQL itself stops a runaway and the connection is reused.
  *
  * A request is one transaction: `BEGIN` (`READ ONLY` for a read grant or `sql:read`), its statements in order,
- * `COMMIT`; any failure rolls all of it back. A lone SELECT of a writer skips BEGIN/COMMIT (PostgreSQL runs a
- * single statement atomically), which keeps a point select at one round trip. Rows are fetched at most
- * `maxRows + 1` (the portal is suspended there), so a huge result is refused without being read.
+ * `COMMIT`; any failure rolls all of it back. A writer's lone SELECT, or lone INSERT/UPDATE/DELETE without
+ * RETURNING, skips BEGIN/COMMIT (PostgreSQL runs a single statement atomically): one round trip (runsAlone).
+ * At most `maxRows + 1` rows are kept (BoundedQuery), so a huge result is refused without being held.
  */
 export class PostgresDatabase implements SqlEngine {
   readonly #pool: pg.Pool;
@@ -68,7 +80,7 @@ export class PostgresDatabase implements SqlEngine {
     const cancel = () => void (cancelling = this.#cancelBackend(client));
     signal?.once('abort', cancel);
     let broken: Error | undefined;
-    const alone = statements.length === 1 && !limits.readOnly && !limits.streamCredit && READING_KEYWORDS.has(statements[0]!.keyword);
+    const alone = statements.length === 1 && !limits.readOnly && !limits.streamCredit && runsAlone(statements[0]!);
     let index = 0;
     let outcome: QueryOutcome;
     try {
@@ -260,32 +272,34 @@ const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: n
 
 
 /**
- * A query that reads at most `limit` rows: pg fetches `rows` at a time and, when the server suspends the
- * portal, would ask for the next page; here it stops instead (Sync closes the portal), so a result past
- * sql.maxRows is refused without being read whole. (pg's Query calls handlePortalSuspended for each page.)
+ * A query that keeps at most `limit` rows: past them the server's rows are dropped as they arrive (memory stays
+ * bounded; statement_timeout bounds the time), and the result is refused as too_many_rows. Always the extended
+ * protocol (requiresPreparation), so PostgreSQL itself refuses a text that holds more than one statement — the
+ * scanner's split is never the only guard. (Asking pg for `rows` pages instead would cost a round trip per
+ * statement: it sends Sync only after the command completes.)
  */
-class BoundedQuery extends (pg.Query as unknown as new (config: pg.QueryConfig & { rowMode: 'array'; rows: number }, values: undefined, callback: (error: Error | null, result: pg.QueryArrayResult) => void) => object) {
+class BoundedQuery extends (pg.Query as unknown as new (config: pg.QueryConfig & { rowMode: 'array' }, values: undefined, callback: (error: Error | null, result: pg.QueryArrayResult) => void) => object) {
   truncated = false;
+  readonly #limit: number;
   readonly #done: Promise<pg.QueryArrayResult>;
 
   constructor(statement: PostgresStatement, limit: number) {
     let settle!: (error: Error | null, result: pg.QueryArrayResult) => void;
-    super({ text: statement.text, values: statement.values, rowMode: 'array', rows: limit }, undefined, (error, result) => settle(error, result));
+    super({ text: statement.text, values: statement.values, rowMode: 'array' }, undefined, (error, result) => settle(error, result));
+    this.#limit = limit;
     this.#done = new Promise((resolve, reject) => (settle = (error, result) => (error ? reject(error) : resolve(result))));
   }
 
-  handlePortalSuspended(connection: { sync(): void }): void {
-    this.truncated = true;
-    connection.sync();
+  requiresPreparation(): boolean {
+    return true;
   }
 
-  /**
-   * With `rows` set pg sends no Sync up front, and after an error the server skips everything up to one: the
-   * connection would wait forever. One Sync here ends the exchange (ReadyForQuery), as pg-cursor does.
-   */
-  handleError(error: Error, connection: { sync(): void }): void {
-    if (!this.truncated) connection.sync();
-    (pg.Query.prototype as unknown as { handleError(error: Error, connection: unknown): void }).handleError.call(this, error, connection);
+  handleDataRow(message: unknown): void {
+    if ((this as unknown as { _result: { rows: unknown[] } })._result.rows.length >= this.#limit) {
+      this.truncated = true;
+      return;
+    }
+    (pg.Query.prototype as unknown as { handleDataRow(message: unknown): void }).handleDataRow.call(this, message);
   }
 
   run(client: pg.PoolClient): Promise<pg.QueryArrayResult> {
