@@ -4,9 +4,10 @@ import { observeBench } from './observe-bench.js';
 import { policyBench } from './policy-bench.js';
 import { sqlBench } from './sql-bench.js';
 import { sqlDurableBench } from './sql-durable-bench.js';
+import { sqlPostgresBench } from './sql-postgres-bench.js';
 
 const sections = [];
-for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['gateway', gatewayBench], ['policy', policyBench], ['metrics overhead', observeBench]] as const) {
+for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['sql on postgres', sqlPostgresBench], ['gateway', gatewayBench], ['policy', policyBench], ['metrics overhead', observeBench]] as const) {
   process.stderr.write(`running the ${name} benchmark…\n`);
   sections.push(await bench());
 }

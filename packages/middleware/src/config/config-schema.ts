@@ -142,15 +142,29 @@ const sql = z
     databases: z
       .record(
         z.string().regex(/^[A-Za-z0-9_.-]+$/, 'database names are letters, digits, _ . -'),
-        z
-          .object({
-            file: z.string().optional(),
-            /** A write that would grow the database file past this answers 400 database_full and changes nothing. */
-            maxDatabaseBytes: z.number().int().positive().optional(),
-            /** Organizations that reach this database (`*`: every one); absent: every organization may write. */
-            access: z.record(z.string().min(1), z.enum(['read', 'write'])).optional(),
-          })
-          .strict(),
+        z.union([
+          z
+            .object({
+              /** sql.js in a worker thread, the default kind: `file`, or in memory. */
+              kind: z.literal('sqljs').optional(),
+              file: z.string().optional(),
+              /** A write that would grow the database file past this answers 400 database_full and changes nothing. */
+              maxDatabaseBytes: z.number().int().positive().optional(),
+              /** Organizations that reach this database (`*`: every one); absent: every organization may write. */
+              access: z.record(z.string().min(1), z.enum(['read', 'write'])).optional(),
+            })
+            .strict(),
+          z
+            .object({
+              /** A PostgreSQL server (README "PostgreSQL"): several Tollgate instances share it. */
+              kind: z.literal('postgres'),
+              url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres url starts with postgres:// or postgresql://'),
+              /** Connections to the server; a request holds one while it runs. */
+              pool: z.object({ max: z.number().int().positive().max(1000).default(10) }).strict().default({ max: 10 }),
+              access: z.record(z.string().min(1), z.enum(['read', 'write'])).optional(),
+            })
+            .strict(),
+        ]),
       )
       .default({ main: {} }),
     default: z.string().default('main'),

@@ -42,7 +42,7 @@ export function scanPlaceholders(sql: string): Placeholders {
   return { positional, named };
 }
 
-function skipQuoted(sql: string, start: number, quote: string): number {
+export function skipQuoted(sql: string, start: number, quote: string): number {
   let i = start + 1;
   while (i < sql.length) {
     if (sql[i] === quote) {

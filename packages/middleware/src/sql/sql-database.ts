@@ -4,6 +4,7 @@ import { Worker } from 'node:worker_threads';
 import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
 import type { DatabaseStore } from './database-store.js';
+import type { SqlEngine } from './sql-engine.js';
 import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 
@@ -81,7 +82,7 @@ const scheduleWithTimer = (retry: () => void, delayMs: number) => {
  * A boot that fails (a corrupt file, a missing journal segment) fails `ready()` and every request with 503
  * `database_unavailable`, never leaves them waiting, and is tried again with backoff until it works.
  */
-export class SqlDatabase {
+export class SqlDatabase implements SqlEngine {
   #worker: Worker | undefined;
   #starting: Promise<void>;
   #nextId = 0;

@@ -9,7 +9,9 @@ import { AccessGrants, type SqlCaller } from './access-grants.js';
 import { JournaledFileStore } from './journaled-file-store.js';
 import { MemoryStore } from './memory-store.js';
 import type { JournalEvent } from './page-journal.js';
+import { PostgresDatabase } from './postgres-database.js';
 import { SqlDatabase } from './sql-database.js';
+import type { SqlEngine } from './sql-engine.js';
 import type { QueryOutcome, StatementResult } from './sql-worker-protocol.js';
 import type { SqlQuery, SqlResult, SqlStatementResult, SqlStreamEnd } from './sql-types.js';
 
@@ -27,7 +29,8 @@ export interface SqlServiceOptions {
 }
 
 /**
- * The SQL endpoint's engine: the configured named databases, each in its own worker.
+ * The SQL endpoint's engine: the configured named databases, each an SqlEngine — sql.js in its own worker, or
+ * a PostgreSQL server — behind the same checks (size, grants) and the same answer shapes.
  *
  * @example
  * const sql = await SqlService.open(config.sql, { baseDir: process.cwd() });
@@ -35,7 +38,7 @@ export interface SqlServiceOptions {
  */
 export class SqlService {
   private constructor(
-    private readonly databases: Map<string, SqlDatabase>,
+    private readonly databases: Map<string, SqlEngine>,
     private readonly config: SqlConfig,
     private readonly grants = new AccessGrants(config.databases),
   ) {}
@@ -44,13 +47,14 @@ export class SqlService {
     const wasmPath = options.wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
     // The worker sits beside this module: .ts under tsx, .js once built.
     const workerUrl = options.workerUrl ?? new URL(`./sql-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
-    const databases = new Map(
+    const databases = new Map<string, SqlEngine>(
       Object.entries(config.databases).map(([name, db]) => {
+        if (db.kind === 'postgres') return [name, new PostgresDatabase({ name, url: db.url, poolMax: db.pool.max, timeoutMs: config.timeoutMs, maxRows: config.maxRows })];
         const file = db.file ? resolve(options.baseDir, db.file) : undefined;
         if (file) ensurePrivateDir(dirname(file));
         const store = file ? new JournaledFileStore(file, { segmentBytes: config.journalSegmentBytes, onEvent: options.onJournalEvent }) : new MemoryStore();
         const database = new SqlDatabase({ name, store, wasmPath, workerUrl, timeoutMs: config.timeoutMs, maxRows: config.maxRows, maxDatabaseBytes: db.maxDatabaseBytes, scheduleRetry: options.scheduleRetry });
-        return [name, database] as const;
+        return [name, database];
       }),
     );
     const service = new SqlService(databases, config);
@@ -102,7 +106,7 @@ export class SqlService {
     return this.grants.ungranted();
   }
 
-  #open(request: SqlQuery, caller: SqlCaller | undefined): { name: string; database: SqlDatabase; readOnly: boolean } {
+  #open(request: SqlQuery, caller: SqlCaller | undefined): { name: string; database: SqlEngine; readOnly: boolean } {
     if (Buffer.byteLength(request.query) > this.config.maxStatementBytes) {
       throw new ServiceError('request_too_large', `The statement is larger than ${this.config.maxStatementBytes} bytes (sql.maxStatementBytes)`);
     }

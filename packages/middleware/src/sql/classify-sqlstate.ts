@@ -1,0 +1,40 @@
+/**
+ * PostgreSQL's SQLSTATE → the SQL endpoint's `error_code`, the same codes the sql.js kind answers (README
+ * "SQL endpoint"). Exact codes first, then the class (first two characters); anything else is `sql_error`.
+ * https://www.postgresql.org/docs/current/errcodes-appendix.html
+ */
+const exactCodes: Record<string, string> = {
+  '42601': 'syntax_error',
+  '42P01': 'no_such_table',
+  '42703': 'no_such_column',
+  '42804': 'datatype_mismatch',
+  '42P18': 'datatype_mismatch',
+  '25006': 'read_only',
+  '53100': 'database_full',
+  '54000': 'result_too_large',
+};
+
+const classCodes: Record<string, string> = {
+  '22': 'datatype_mismatch', // data exception: invalid input syntax for a type, out of range, division by zero…
+  '23': 'constraint_violation', // integrity constraint violation
+  '25': 'transaction_control', // invalid transaction state
+  '2D': 'transaction_control', // invalid transaction termination
+  '3B': 'transaction_control', // savepoint exception
+};
+
+/** 57014 query_canceled says why in its message: statement_timeout, or a cancel request. */
+export function classifySqlstate(sqlstate: string | undefined, message: string): string {
+  if (sqlstate === undefined) return 'sql_error';
+  if (sqlstate === '57014') return /statement timeout/.test(message) ? 'statement_timeout' : 'cancelled';
+  return exactCodes[sqlstate] ?? classCodes[sqlstate.slice(0, 2)] ?? 'sql_error';
+}
+
+/** Socket errors and the server's own shutdown codes: the server is away, so the answer is 503 and a retry. */
+const goneSqlstates = new Set(['57P01', '57P02', '57P03', '53300']);
+const goneErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export function isServerGone(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  if (code !== undefined && (goneSqlstates.has(code) || goneErrnos.has(code) || code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message ?? '');
+}

@@ -1,0 +1,309 @@
+import pg from 'pg';
+import { ServiceError } from '../errors/index.js';
+import type { CancelSignal } from '../http/client-departure.js';
+import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
+import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
+import { refusePostgresStatement } from './postgres-statement-policy.js';
+import { splitPostgres, type PostgresStatement } from './postgres-statements.js';
+import { RequestFailure } from './request-failure.js';
+import { ResultBudget } from './result-budget.js';
+import type { QueryOptions } from './sql-database.js';
+import type { SqlEngine } from './sql-engine.js';
+import type { QueryOutcome, StatementResult } from './sql-worker-protocol.js';
+import type { SqlParams } from './sql-types.js';
+import type { ColumnType } from './column-types.js';
+
+export interface PostgresDatabaseOptions {
+  name: string;
+  url: string;
+  poolMax: number;
+  timeoutMs: number;
+  maxRows: number;
+}
+
+const guarded = new WeakSet<pg.PoolClient>();
+
+/** Statements that answer rows and cannot write by themselves: one of them alone runs without BEGIN/COMMIT. */
+const READING_KEYWORDS = new Set(['SELECT', 'VALUES', 'TABLE', 'SHOW']);
+/** Writes that answer no rows without RETURNING: nothing can refuse their answer after PostgreSQL committed them. */
+const PLAIN_WRITE_KEYWORDS = new Set(['INSERT', 'UPDATE', 'DELETE']);
+
+/**
+ * PostgreSQL runs a lone statement atomically, so a writer's lone read, or a lone write that cannot answer rows
+ * (no RETURNING anywhere in its text, strings included: a false alarm only costs the BEGIN/COMMIT), needs no
+ * BEGIN/COMMIT: one round trip instead of three.
+ */
+function runsAlone(statement: PostgresStatement): boolean {
+  if (READING_KEYWORDS.has(statement.keyword)) return true;
+  return PLAIN_WRITE_KEYWORDS.has(statement.keyword) && !/returning/i.test(statement.text);
+}
+
+/**
+ * A database kept by a PostgreSQL server (`sql.databases.<name>.kind: "postgres"`, README "PostgreSQL"), so
+ * several Tollgate instances share it. A `pg` pool sized by `pool.max`; each connection starts with
+ * `statement_timeout = timeoutMs`, so PostgreSQL itself stops a runaway and the connection is reused.
+ *
+ * A request is one transaction: `BEGIN` (`READ ONLY` for a read grant or `sql:read`), its statements in order,
+ * `COMMIT`; any failure rolls all of it back. A writer's lone SELECT, or lone INSERT/UPDATE/DELETE without
+ * RETURNING, skips BEGIN/COMMIT (PostgreSQL runs a single statement atomically): one round trip (runsAlone).
+ * At most `maxRows + 1` rows are kept (BoundedQuery), so a huge result is refused without being held.
+ */
+export class PostgresDatabase implements SqlEngine {
+  readonly #pool: pg.Pool;
+
+  constructor(private readonly options: PostgresDatabaseOptions) {
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax,
+      // Fail fast when the server is away: a refused connection fails at once, an unanswered one within this.
+      connectionTimeoutMillis: Math.min(options.timeoutMs, 5_000),
+      statement_timeout: options.timeoutMs,
+      application_name: `tollgate:${options.name}`,
+      types: postgresTypeParsers,
+    });
+    // An idle connection the server closed (a restart) is dropped by the pool; the next request opens a new one.
+    this.#pool.on('error', () => undefined);
+  }
+
+  async ready(): Promise<void> {
+    const client = await this.#connect();
+    client.release();
+  }
+
+  async query(query: string, params: SqlParams | undefined, signal: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
+    const statements = this.#statements(query, params);
+    if (signal?.aborted) throw this.#cancelledError();
+    const { limits } = options;
+    const client = await this.#connect();
+    // Awaited before the connection goes back to the pool: a late cancel must not stop the next request's statement.
+    let cancelling: Promise<void> | undefined;
+    const cancel = () => void (cancelling = this.#cancelBackend(client));
+    signal?.once('abort', cancel);
+    let broken: Error | undefined;
+    const alone = statements.length === 1 && !limits.readOnly && !limits.streamCredit && runsAlone(statements[0]!);
+    let index = 0;
+    let outcome: QueryOutcome;
+    try {
+      if (!alone) {
+        const timeout = options.timeoutMs ?? this.options.timeoutMs;
+        await client.query(`${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeout}`);
+      }
+      const budget = new ResultBudget(limits.maxResultBytes);
+      const results: StatementResult[] = [];
+      let last: StatementResult | undefined;
+      for (; index < statements.length; index++) {
+        const statement = statements[index]!;
+        const answering = index === statements.length - 1 || limits.allResults;
+        last = await this.#run(client, statement, answering, budget);
+        if (limits.allResults) results.push(last);
+      }
+      if (!alone) await client.query('COMMIT');
+      // `changed` before the spread, as the sql.js kind does (one hidden class for every outcome).
+      outcome = limits.allResults ? { changed: false, results, ...last! } : { changed: false, ...last! };
+    } catch (error) {
+      if (!alone) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw this.#failure(error, signal?.aborted === true, index);
+    } finally {
+      signal?.off('abort', cancel);
+      if (cancelling) {
+        await cancelling;
+        broken ??= new Error('cancelled'); // a cancel may land after the statement ended: drop the connection
+      }
+      // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused.
+      client.release(broken);
+    }
+    // Streamed once committed and the connection is back in the pool: a slow reader holds no connection.
+    if (limits.streamCredit && outcome.type === 'table') await this.#stream(outcome, options, limits.streamCredit, signal);
+    return outcome;
+  }
+
+  /**
+   * NDJSON for the postgres kind: the rows (at most maxRows, already read) go out in ~64 KiB chunks as the
+   * socket takes them (the endpoint gives credit back on write/drain). A client that stops reading for
+   * `streamTimeoutMs`, or leaves, ends it.
+   */
+  async #stream(table: Extract<QueryOutcome, { type: 'table' }>, options: QueryOptions, credit: Int32Array, signal: CancelSignal | undefined): Promise<void> {
+    const deadline = performance.now() + (options.timeoutMs ?? this.options.timeoutMs);
+    const send = async (text: string) => {
+      while (Atomics.load(credit, 0) <= 0) {
+        if (signal?.aborted) throw this.#cancelledError();
+        if (performance.now() > deadline) throw this.#sqlError(`The client read the stream for longer than ${options.timeoutMs} ms (sql.streamTimeoutMs)`, 'statement_timeout');
+        await waitAsync(credit, 0, 0, 50).value;
+      }
+      Atomics.sub(credit, 0, 1);
+      options.onRows?.(text);
+    };
+    let chunk = `${JSON.stringify({ type: 'table', column_names: table.column_names, column_types: table.column_types.map(({ declared }) => ({ declared })) })}\n`;
+    for (const row of table.data) {
+      chunk += `${JSON.stringify(row)}\n`;
+      if (chunk.length >= 65_536) {
+        await send(chunk);
+        chunk = '';
+      }
+    }
+    if (chunk) await send(chunk);
+    table.row_count = table.data.length;
+    table.data = [];
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  #statements(query: string, params: SqlParams | undefined): PostgresStatement[] {
+    let statements: PostgresStatement[];
+    try {
+      statements = splitPostgres(query, params);
+      statements.forEach((statement, index) => {
+        try {
+          refusePostgresStatement(statement);
+        } catch (error) {
+          throw Object.assign(error as Error, { statementIndex: index });
+        }
+      });
+    } catch (error) {
+      throw this.#failure(error, false, (error as { statementIndex?: number }).statementIndex);
+    }
+    if (statements.length === 0) throw this.#sqlError('The query contains no SQL statement', 'empty_query');
+    return statements;
+  }
+
+  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget): Promise<StatementResult> {
+    const { maxRows } = this.options;
+    const query = new BoundedQuery(statement, maxRows + 1);
+    const result = await query.run(client);
+    if (result.fields.length === 0) return { type: 'ok', affected_rows: result.rowCount ?? 0 };
+    if (!answering) return { type: 'table', column_names: result.fields.map((field) => field.name), column_types: [], data: [] };
+    if (query.truncated || result.rows.length > maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
+    return tableOf(result, budget);
+  }
+
+  async #connect(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.#unavailable(error);
+    }
+    // The pool listens for errors only on idle connections: a server that goes away while this one is checked
+    // out would otherwise crash the process. Its query fails on its own (503), and release(error) drops it.
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
+  }
+
+  /**
+   * PostgreSQL's cancel request (a separate connection naming the backend's pid and secret key): the running
+   * statement stops with 57014 and the transaction rolls back; the connection itself stays usable.
+   */
+  async #cancelBackend(client: pg.PoolClient): Promise<void> {
+    const { processID } = client as unknown as { processID: number };
+    const canceller = new pg.Client({ connectionString: this.options.url, connectionTimeoutMillis: 5_000 });
+    try {
+      await canceller.connect();
+      await canceller.query('SELECT pg_cancel_backend($1)', [processID]);
+    } catch {
+      // The server is away: the statement is gone with it.
+    } finally {
+      await canceller.end().catch(() => undefined);
+    }
+  }
+
+  #failure(error: unknown, cancelled: boolean, statementIndex: number | undefined): ServiceError {
+    if (error instanceof ServiceError) return error;
+    if (error instanceof RequestFailure) return this.#sqlError(error.message, error.code, statementIndex);
+    if (isServerGone(error)) return this.#unavailable(error);
+    const { code: sqlstate, message } = error as { code?: string; message: string };
+    if (cancelled) return this.#cancelledError();
+    const code = classifySqlstate(sqlstate, message);
+    // Answered as the sql.js kind answers a runaway: the request was stopped, not one statement refused.
+    if (code === 'statement_timeout') return this.#sqlError(`The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the transaction was rolled back`, code);
+    return this.#sqlError(message, code, statementIndex);
+  }
+
+  #sqlError(message: string, code: string, statementIndex?: number): ServiceError {
+    const at = statementIndex === undefined ? {} : { statement_index: statementIndex };
+    return new ServiceError('sql_error', message, { code, context: { db: this.options.name, ...at } });
+  }
+
+  #unavailable(error: unknown): ServiceError {
+    return new ServiceError('database_unavailable', `Database "${this.options.name}" (PostgreSQL) cannot be reached (${(error as Error).message}); retry in a few seconds`, { context: { db: this.options.name }, cause: error });
+  }
+
+  #cancelledError(): ServiceError {
+    return new ServiceError('sql_error', 'The client went away; the statement was stopped and its changes rolled back', { code: 'cancelled', context: { db: this.options.name } });
+  }
+}
+
+/** Rows as the wire shows them (values already converted by postgresTypeParsers), their sizes budgeted. */
+function tableOf(result: pg.QueryArrayResult, budget: ResultBudget): StatementResult {
+  const { fields, rows } = result;
+  const column_types: ColumnType[] = fields.map((field) => ({ declared: postgresTypeName(field.dataTypeID), storage: null }));
+  for (let row = 0; row < rows.length; row++) {
+    const values = rows[row]!;
+    for (let column = 0; column < values.length; column++) {
+      const value = values[column];
+      budget.add(valueBytes(value));
+      if (value === null) continue;
+      const type = column_types[column]!;
+      const storage = storageOfPostgres(fields[column]!.dataTypeID, value);
+      if (type.storage === null && !type.storage_by_row) type.storage = storage;
+      else if (type.storage !== storage) markMixed(type, column, rows, fields[column]!.dataTypeID);
+    }
+  }
+  return { type: 'table', column_names: fields.map((field) => field.name), column_types, data: rows };
+}
+
+function markMixed(type: ColumnType, column: number, rows: unknown[][], oid: number): void {
+  type.storage = 'mixed';
+  type.storage_by_row = rows.map((values) => (values[column] === null ? null : storageOfPostgres(oid, values[column])));
+}
+
+function valueBytes(value: unknown): number {
+  if (value === null) return ResultBudget.NULL_BYTES;
+  if (typeof value === 'string') return ResultBudget.textBytes(Buffer.byteLength(value));
+  return ResultBudget.NUMBER_BYTES;
+}
+
+/** Node ≥ 16 has it; TypeScript's lib has it from es2024 on. */
+const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { value: Promise<string> | string } }).waitAsync;
+
+
+/**
+ * A query that keeps at most `limit` rows: past them the server's rows are dropped as they arrive (memory stays
+ * bounded; statement_timeout bounds the time), and the result is refused as too_many_rows. Always the extended
+ * protocol (requiresPreparation), so PostgreSQL itself refuses a text that holds more than one statement — the
+ * scanner's split is never the only guard. (Asking pg for `rows` pages instead would cost a round trip per
+ * statement: it sends Sync only after the command completes.)
+ */
+class BoundedQuery extends (pg.Query as unknown as new (config: pg.QueryConfig & { rowMode: 'array' }, values: undefined, callback: (error: Error | null, result: pg.QueryArrayResult) => void) => object) {
+  truncated = false;
+  readonly #limit: number;
+  readonly #done: Promise<pg.QueryArrayResult>;
+
+  constructor(statement: PostgresStatement, limit: number) {
+    let settle!: (error: Error | null, result: pg.QueryArrayResult) => void;
+    super({ text: statement.text, values: statement.values, rowMode: 'array' }, undefined, (error, result) => settle(error, result));
+    this.#limit = limit;
+    this.#done = new Promise((resolve, reject) => (settle = (error, result) => (error ? reject(error) : resolve(result))));
+  }
+
+  requiresPreparation(): boolean {
+    return true;
+  }
+
+  handleDataRow(message: unknown): void {
+    if ((this as unknown as { _result: { rows: unknown[] } })._result.rows.length >= this.#limit) {
+      this.truncated = true;
+      return;
+    }
+    (pg.Query.prototype as unknown as { handleDataRow(message: unknown): void }).handleDataRow.call(this, message);
+  }
+
+  run(client: pg.PoolClient): Promise<pg.QueryArrayResult> {
+    client.query(this as unknown as pg.Submittable);
+    return this.#done;
+  }
+}

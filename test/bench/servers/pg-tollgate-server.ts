@@ -1,0 +1,15 @@
+// Tollgate serving a PostgreSQL database (kind postgres, BENCH_PG_URL) with authentication on.
+import { createServer } from 'node:http';
+import { tollgate } from '@tollgate/middleware';
+
+const gate = tollgate(
+  {
+    keys: [{ key: 'tg-bench-key-0001-0123456789abcdef', org: 'bench' }],
+    organizations: { bench: {} },
+    sql: { databases: { main: { kind: 'postgres', url: process.env.BENCH_PG_URL!, pool: { max: 16 } } } },
+  },
+  { logger: { info() {}, error: (m, e) => console.error(m, e) } },
+);
+const server = createServer(gate);
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));

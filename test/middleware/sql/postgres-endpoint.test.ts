@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ConfigInput } from '@tollgate/middleware';
+import pg from 'pg';
+import { postJson, startGateway, type RunningGateway } from '../../support/gateway.js';
+import { PostgresServer } from '../../support/postgres-server.js';
+
+const WRITER = 'tg-pg-writer-0001-0123456789abcdef';
+const READER = 'tg-pg-sqlread-0001-0123456789abcdef';
+
+type Kind = 'sqljs' | 'postgres';
+
+/** The query text is each engine's SQL: where the dialects differ, the shared tests say it per kind. */
+const dialect: Record<Kind, { blob: string }> = {
+  sqljs: { blob: "SELECT x'00ff' AS b" },
+  postgres: { blob: "SELECT decode('00ff', 'hex') AS b" },
+};
+
+let server: PostgresServer;
+
+/** A clean public schema before each test: the server outlives the tests. */
+async function resetSchema(): Promise<void> {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  await client.query('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+  await client.end();
+}
+
+async function adminQuery(text: string, values: unknown[] = []): Promise<unknown[][]> {
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  try {
+    return (await client.query({ text, values, rowMode: 'array' })).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function gatewayConfig(kind: Kind, sql: Record<string, unknown> = {}): ConfigInput {
+  const database = kind === 'postgres' ? { kind: 'postgres', url: server.url, pool: { max: 4 } } : {};
+  return {
+    keys: [
+      { key: WRITER, org: 'acme' },
+      { key: READER, org: 'acme', scopes: ['sql:read' as const] },
+    ],
+    organizations: { acme: {} },
+    sql: { databases: { main: database }, default: 'main', maxRows: 50, timeoutMs: 2_000, maxStatementBytes: 4096, ...sql },
+  } as ConfigInput;
+}
+
+describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluster)', () => {
+  before(async function () {
+    this.timeout(60_000);
+    server = await PostgresServer.start();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  for (const kind of ['sqljs', 'postgres'] as const) {
+    describe(`POST /api/sql/query on the ${kind} kind: the shared endpoint behaviour`, () => {
+      let gateway: RunningGateway;
+      let dir: string;
+      const sql = (body: unknown, key = WRITER) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
+      const names = async () => (await sql({ query: 'SELECT name FROM t ORDER BY id' })).body.data;
+
+      beforeEach(async () => {
+        if (kind === 'postgres') await resetSchema();
+        dir = mkdtempSync(join(tmpdir(), 'tollgate-pg-shared-'));
+        gateway = await startGateway(gatewayConfig(kind), { baseDir: dir });
+        assert.equal((await sql({ query: 'CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)' })).status, 200);
+      });
+      afterEach(async () => {
+        await gateway.close();
+        rmSync(dir, { recursive: true, force: true });
+      });
+
+      it('answers a write with type ok and affected_rows, and a select with names, rows, storage classes and context.db', async () => {
+        const insert = await sql({ query: "INSERT INTO t(id, name) VALUES (1, 'ada'), (2, 'grace')" });
+        assert.deepEqual(insert.body, { type: 'ok', affected_rows: 2, context: { db: 'main' } });
+        const { status, body } = await sql({ query: 'SELECT id, name FROM t ORDER BY id' });
+        assert.equal(status, 200);
+        assert.deepEqual([body.type, body.column_names, body.data, body.context], ['table', ['id', 'name'], [[1, 'ada'], [2, 'grace']], { db: 'main' }]);
+        assert.deepEqual(body.column_types.map((type: { storage: string }) => type.storage), ['integer', 'text']);
+      });
+
+      it('binds ? from an array and :name from an object, never inside strings, identifiers or comments', async () => {
+        await sql({ query: 'INSERT INTO t(id, name) VALUES (?, ?)', params: [1, 'a?b'] });
+        await sql({ query: "INSERT INTO t(id, name) VALUES (:id, :name) -- not :this or ?", params: { id: 2, name: ':name' } });
+        const { body } = await sql({ query: "SELECT name, '?' AS q, ':id' AS n FROM t WHERE id = ? OR id = ? ORDER BY id", params: [1, 2] });
+        assert.deepEqual(body.data, [['a?b', '?', ':id'], [':name', '?', ':id']]);
+      });
+
+      it('runs several statements as one transaction: the last answers, a failure in the second undoes the first and names it', async () => {
+        const both = await sql({ query: "INSERT INTO t(id, name) VALUES (1, 'a'); SELECT count(*) AS n FROM t" });
+        assert.deepEqual(both.body.data, [[1]]);
+        const failed = await sql({ query: "INSERT INTO t(id, name) VALUES (2, 'b'); INSERT INTO t(id, name) VALUES (3, 'a')" });
+        assert.equal(failed.status, 400);
+        assert.deepEqual([failed.body.type, failed.body.error_code, failed.body.context], ['error', 'constraint_violation', { db: 'main', statement_index: 1 }]);
+        assert.deepEqual(await names(), [['a']]);
+      });
+
+      it('answers every statement with results: "all"', async () => {
+        const { body } = await sql({ query: "INSERT INTO t(id, name) VALUES (1, 'a'); SELECT name FROM t", results: 'all' });
+        assert.equal(body.type, 'results');
+        assert.deepEqual(body.results.map((result: { type: string }) => result.type), ['ok', 'table']);
+        assert.deepEqual(body.results[1].data, [['a']]);
+      });
+
+      it('sends integers beyond 2^53 as strings and binary values as base64 with storage blob', async () => {
+        const big = await sql({ query: 'SELECT 9007199254740993 AS big, 42 AS small' });
+        assert.deepEqual(big.body.data, [['9007199254740993', 42]]);
+        assert.deepEqual(big.body.column_types.map((type: { storage: string }) => type.storage), ['integer', 'integer']);
+        const blob = await sql({ query: dialect[kind].blob });
+        assert.deepEqual(blob.body.data, [['AP8=']]);
+        assert.equal(blob.body.column_types[0].storage, 'blob');
+      });
+
+      it('refuses every write of a sql:read key with 400 read_only and changes nothing, and lets it read', async () => {
+        await sql({ query: "INSERT INTO t(id, name) VALUES (1, 'a')" });
+        const refused = await sql({ query: "INSERT INTO t(id, name) VALUES (2, 'b')" }, READER);
+        assert.deepEqual([refused.status, refused.body.error_code], [400, 'read_only']);
+        assert.deepEqual((await sql({ query: 'SELECT name FROM t' }, READER)).body.data, [['a']]);
+        assert.deepEqual(await names(), [['a']]);
+      });
+
+      const badInputs: [what: string, body: unknown, status: number, code: string][] = [
+        ['a syntax error', { query: 'SELEC 1' }, 400, 'syntax_error'],
+        ['an unknown table', { query: 'SELECT * FROM missing' }, 400, 'no_such_table'],
+        ['an unknown column', { query: 'SELECT nope FROM t' }, 400, 'no_such_column'],
+        ['a result over maxRows', { query: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100) SELECT x FROM c' }, 400, 'too_many_rows'],
+        ['more ? than params', { query: 'SELECT name FROM t WHERE id = ? OR id = ?', params: [1] }, 400, 'parameter_mismatch'],
+        ['more params than ?', { query: 'SELECT name FROM t WHERE id = ?', params: [1, 2] }, 400, 'parameter_mismatch'],
+        ['a transaction statement', { query: "BEGIN; INSERT INTO t(id, name) VALUES (9, 'x')" }, 400, 'transaction_control'],
+        ['an unknown database', { query: 'SELECT 1', context: { db: 'nope' } }, 400, 'unknown_database'],
+        ['a statement over maxStatementBytes', { query: `SELECT 1 -- ${'x'.repeat(5000)}` }, 413, 'request_too_large'],
+      ];
+      for (const [what, body, status, code] of badInputs) {
+        it(`answers ${status} ${code} for ${what} and changes nothing`, async () => {
+          await sql({ query: "INSERT INTO t(id, name) VALUES (1, 'a')" });
+          const response = await sql(body);
+          assert.equal(response.status, status, JSON.stringify(response.body));
+          assert.equal(response.body.error_code ?? response.body.error?.code, code);
+          assert.deepEqual(await names(), [['a']]);
+        });
+      }
+
+      it('answers 422 for a body that is not JSON or has no query', async () => {
+        assert.equal((await sql('{not json')).status, 422);
+        assert.equal((await sql({ params: [] })).status, 422);
+      });
+
+      it('streams NDJSON: a header line, one line per row, then end', async () => {
+        await sql({ query: "INSERT INTO t(id, name) VALUES (1, 'a'), (2, 'b')" });
+        const response = await sql({ query: 'SELECT id, name FROM t ORDER BY id', format: 'ndjson' });
+        assert.equal(response.headers.get('content-type'), 'application/x-ndjson');
+        const lines = response.text.trimEnd().split('\n').map((line: string) => JSON.parse(line));
+        assert.deepEqual(lines.slice(0, 3).map((line: any) => (Array.isArray(line) ? line : line.column_names)), [['id', 'name'], [1, 'a'], [2, 'b']]);
+        assert.deepEqual([lines[3].type, lines[3].row_count], ['end', 2]);
+      });
+    });
+  }
+
+  describe('POST /api/sql/query on the postgres kind: what only a server engine does', () => {
+    const gateways: RunningGateway[] = [];
+    const start = async (sql: Record<string, unknown> = {}) => {
+      const gateway = await startGateway(gatewayConfig('postgres', sql));
+      gateways.push(gateway);
+      return (body: unknown, init: RequestInit = {}) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${WRITER}`, ...(init.headers as Record<string, string>) });
+    };
+
+    beforeEach(resetSchema);
+    afterEach(async () => {
+      await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
+    });
+
+    it("lets two Tollgate instances on one PostgreSQL see each other's writes at once", async () => {
+      const first = await start();
+      const second = await start();
+      await first({ query: 'CREATE TABLE shared(n int)' });
+      await second({ query: 'INSERT INTO shared VALUES (?)', params: [1] });
+      assert.deepEqual((await first({ query: 'SELECT n FROM shared' })).body.data, [[1]]);
+      await first({ query: 'INSERT INTO shared VALUES (?)', params: [2] });
+      assert.deepEqual((await second({ query: 'SELECT n FROM shared ORDER BY n' })).body.data, [[1], [2]]);
+    });
+
+    it('stops a runaway statement at timeoutMs with 400 statement_timeout and reuses the same connection after it', async () => {
+      const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
+      const before = (await sql({ query: 'SELECT pg_backend_pid()' })).body.data[0][0];
+      const started = performance.now();
+      const runaway = await sql({ query: 'SELECT pg_sleep(30)' });
+      assert.deepEqual([runaway.status, runaway.body.error_code, runaway.body.context], [400, 'statement_timeout', { db: 'main' }]);
+      assert.ok(performance.now() - started < 10_000);
+      assert.equal((await sql({ query: 'SELECT pg_backend_pid()' })).body.data[0][0], before);
+    });
+
+    it('rolls back a write that ran before a runaway in the same request', async () => {
+      const sql = await start({ timeoutMs: 500 });
+      await sql({ query: 'CREATE TABLE log(n int)' });
+      assert.equal((await sql({ query: 'INSERT INTO log VALUES (1); SELECT pg_sleep(30)' })).body.error_code, 'statement_timeout');
+      assert.deepEqual((await sql({ query: 'SELECT count(*) AS n FROM log' })).body.data, [[0]]);
+    });
+
+    it('cancels the running statement when its client disconnects', async () => {
+      await start({ timeoutMs: 60_000 });
+      const url = new URL(`${gateways[0]!.url}/api/sql/query`);
+      const body = JSON.stringify({ query: 'SELECT pg_sleep(60)' });
+      const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${WRITER}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+      req.on('error', () => undefined);
+      req.end(body);
+      const sleeping = async () => (await adminQuery("SELECT count(*)::int FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND state = 'active'"))[0]![0];
+      while ((await sleeping()) === 0) await new Promise((resolve) => setImmediate(resolve));
+      req.destroy();
+      const deadline = performance.now() + 10_000;
+      while ((await sleeping()) !== 0) assert.ok(performance.now() < deadline, 'the statement still runs after its client left');
+      const sql = (query: string) => postJson(url.href, { query }, { authorization: `Bearer ${WRITER}` });
+      assert.equal((await sql('SELECT 1 AS one')).status, 200);
+    });
+
+    it('answers 503 database_unavailable at once while PostgreSQL is stopped, and serves again once it is back', async () => {
+      const sql = await start();
+      assert.equal((await sql({ query: 'SELECT 1 AS one' })).status, 200);
+      await server.stop();
+      try {
+        const started = performance.now();
+        const down = await sql({ query: 'SELECT 1 AS one' });
+        assert.deepEqual([down.status, down.body.error_code, down.body.context], [503, 'database_unavailable', { db: 'main' }]);
+        assert.ok(performance.now() - started < 5_000);
+      } finally {
+        await server.restart();
+      }
+      const back = await sql({ query: 'SELECT 1 AS one' });
+      assert.deepEqual([back.status, back.body.data], [200, [[1]]]);
+    });
+
+    const refused: [what: string, query: string, code: string][] = [
+      ['a session SET', 'SET search_path = elsewhere', 'statement_not_allowed'],
+      ['a temporary table', 'CREATE TEMP TABLE scratch(x int)', 'temp_object_not_allowed'],
+      ['COPY', 'COPY t FROM STDIN', 'statement_not_allowed'],
+      ['a savepoint', 'SAVEPOINT s', 'transaction_control'],
+    ];
+    for (const [what, query, code] of refused) {
+      it(`refuses ${what} with 400 ${code} and runs nothing of the request`, async () => {
+        const sql = await start();
+        await sql({ query: 'CREATE TABLE t(n int)' });
+        const response = await sql({ query: `INSERT INTO t VALUES (1); ${query}` });
+        assert.deepEqual([response.status, response.body.error_code], [400, code]);
+        assert.deepEqual((await sql({ query: 'SELECT count(*)::int AS n FROM t' })).body.data, [[0]]);
+      });
+    }
+
+    it('answers 400 empty_query for a query of only separators and comments', async () => {
+      const sql = await start();
+      const response = await sql({ query: ' ; -- nothing\n /* at all */ ;' });
+      assert.deepEqual([response.status, response.body.error_code], [400, 'empty_query']);
+    });
+
+    it('reads dollar-quoted bodies, E strings, casts and nested comments as PostgreSQL does', async () => {
+      const sql = await start();
+      const { status, body } = await sql({ query: "SELECT $$a;?b$$ AS d, E'it\\'s ?' AS e, '5'::int AS c /* outer /* inner ? */ still ; comment */ , ? AS p", params: ['x'] });
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.deepEqual(body.data, [['a;?b', "it's ?", 5, 'x']]);
+    });
+  });
+});
