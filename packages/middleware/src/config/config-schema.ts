@@ -37,6 +37,8 @@ const organization = z
   .object({
     // Balances are integer micro-dollars and must stay exact (safe integers): about USD 9 billion at most.
     wallet: z.number().min(-9_007_199_254).max(9_007_199_254).default(0),
+    /** USD the wallet may go below zero by: admission reserves each request's worst case against wallet + overdraft (README "Reservations"). */
+    overdraft: z.number().nonnegative().max(9_007_199_254).default(0),
     paymentMethod: z.boolean().default(false),
     included: z
       .object({

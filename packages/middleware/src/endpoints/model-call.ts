@@ -42,9 +42,11 @@ export async function runModelCall(call: ModelCall): Promise<void> {
   const plans = call.model.routes.map((route) => planRoute(call, route));
   const primary = plans[0]!;
   const promptTokens = once(() => estimateInputTokens(call.body));
-  // Tokenizing the prompt costs per request; only a tokens-per-minute limit needs it before the call.
+  // Tokenizing the prompt costs per request; a tokens-per-minute limit and a priced prompt (its
+  // reservation, README "Reservations") need it before the call.
   const limitsTokens = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined;
-  const admission = await admit(call, primary, limitsTokens ? promptTokens() : 0);
+  const pricedPrompt = call.model.config.price.input > 0;
+  const admission = await admit(call, primary, limitsTokens || pricedPrompt ? promptTokens() : 0);
   const meter = new Meter(promptTokens, admission);
   try {
     await serveWithFailover(call, plans, meter);

@@ -13,7 +13,7 @@ export interface AdmissionRequest {
   billing: 'wallet' | 'included';
   /** USD per million tokens. */
   price: { input: number; output: number };
-  /** Prompt tokens estimated with the tokenizer, for the tokens-per-minute window; 0 when the organization has no tpm limit. */
+  /** Prompt tokens estimated with the tokenizer, for the tokens-per-minute window and the reservation; 0 when neither needs it (no tpm limit, an unpriced prompt). */
   estimatedInputTokens: number;
   /** The output budget the request may spend (its max_tokens after clamping). */
   maxOutputTokens: number;

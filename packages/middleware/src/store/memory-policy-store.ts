@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot } from '../policy/admission-rules.js';
+import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot, reservationMicros } from '../policy/admission-rules.js';
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
@@ -71,9 +71,10 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     if (!org || !balances || !windows) throw new ServiceError('unauthorized', 'The key\'s organization no longer exists');
     const now = this.clock.now();
     refreshAllowance(balances, org, now);
-    const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl);
+    const reservation = reservationMicros(org, balances, request);
+    const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl, reservation);
     if (denial) throw denial;
-    const ticket = recordAdmission(org, windows, request, now);
+    const ticket = recordAdmission(org, windows, request, now, reservation);
     let settled: Promise<void> | undefined;
     return {
       settle: (usage: Usage) => (settled ??= this.#settle(ticket, request, usage)),

@@ -11,6 +11,8 @@ export interface OrgKeys {
   exporter: string;
   /** Leases that expired unsettled, kept so their settlement still charges once. */
   lapsed: string;
+  /** Reservations of requests in flight (hash: lease id → micro-dollars); their sum is bal's `reserved`. */
+  reservations: string;
 }
 
 /**
@@ -33,5 +35,6 @@ export function orgKeys(prefix: string, org: string): OrgKeys {
     changes: `${base}changes`,
     exporter: `${base}ledger-exporter`,
     lapsed: `${base}lapsed`,
+    reservations: `${base}reservations`,
   };
 }

@@ -44,10 +44,15 @@ export async function migrateLegacyLedger(redis: Redis, prefix: string): Promise
 
 /** A settlement spooled by the old version (its keys and arguments as then sent), as the current script takes it. */
 export function upgradeSpooledSettlement(prefix: string, settlement: SpooledSettlement): SpooledSettlement {
-  if (settlement.args.length !== 17) return settlement;
-  const k = orgKeys(prefix, String(settlement.args[14]));
-  // No window second: the old windows are gone, so there is nothing to correct.
-  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, ...settlement.args.slice(5), '', 0] };
+  const { args } = settlement;
+  // Spooled with five keys (before reservations): args[14] is the organization in both older layouts.
+  const fiveKeys = args.length === 17 || ((args.length === 19 || args.length === 20) && !String(args[5]).endsWith(':reservations'));
+  if (!fiveKeys) return settlement;
+  const k = orgKeys(prefix, String(args[14]));
+  // No window second in the oldest layout: the old windows are gone, so there is nothing to correct.
+  const argv = args.length === 17 ? [...args.slice(5), '', 0] : args.slice(5);
+  // A settlement from before reservations held none: the script finds no entry to release.
+  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, ...argv] };
 }
 
 /** KEYS: oldBal oldRpm oldTpm oldTpmtok oldSlots bal lapsed. ARGV: now. */

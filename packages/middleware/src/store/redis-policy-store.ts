@@ -8,6 +8,7 @@ import { nextReset } from '../policy/allowance-period.js';
 import { declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, pricePerToken, usdToMicros } from '../policy/money.js';
 import type { WindowTicket } from '../policy/org-state.js';
+import { worstCaseMicros } from '../policy/admission-rules.js';
 import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -23,7 +24,7 @@ import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } 
 const SLOT_LEASE_MS = 15 * 60_000;
 const SETTLE_RETRY_MS = 1_000;
 /** A release whose admission may or may not have run: no window to correct. */
-const NOT_COUNTED: WindowTicket = { tokenSecond: undefined, estimatedTokens: 0 };
+const NOT_COUNTED: WindowTicket = { tokenSecond: undefined, estimatedTokens: 0, reservedMicros: 0 };
 
 type ScriptedRedis = (Redis | Cluster) & {
   tollgateAdmit(...args: (string | number)[]): Promise<string[]>;
@@ -66,8 +67,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const connection: RedisConnection = config.store.cluster ? { cluster: config.store.cluster } : { url: config.store.url! };
     const redis = connectRedis(connection, { timeoutMs: config.policyTimeoutMs, failFast: true }) as ScriptedRedis;
     redis.on('error', () => undefined); // surfaced per command as policy_unavailable
-    redis.defineCommand('tollgateAdmit', { numberOfKeys: 5, lua: admitScript });
-    redis.defineCommand('tollgateSettle', { numberOfKeys: 5, lua: settleScript });
+    redis.defineCommand('tollgateAdmit', { numberOfKeys: 6, lua: admitScript });
+    redis.defineCommand('tollgateSettle', { numberOfKeys: 6, lua: settleScript });
     redis.defineCommand('tollgateTopUp', { numberOfKeys: 2, lua: topUpScript });
     redis.defineCommand('tollgatePaymentMethod', { numberOfKeys: 2, lua: paymentMethodScript });
     const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix, options.logger ?? consoleLogger, connection);
@@ -168,9 +169,10 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const k = this.#orgKeys(request.principal.org);
     const admitOnce = () =>
       this.redis.tollgateAdmit(
-        k.bal, k.win, k.slots, k.revoked, k.lapsed,
+        k.bal, k.win, k.slots, k.revoked, k.lapsed, k.reservations,
         now, id, request.principal.keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
         request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
+        usdToMicros(org.overdraft), worstCaseMicros(request),
       );
     let answer: string[];
     try {
@@ -202,13 +204,14 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       case 'rate':
         throw new ServiceError('rate_limited', 'Rate limit reached; retry after the Retry-After interval', { retryAfterSeconds: Math.max(1, Math.ceil(Number(detail) / 1000)) });
       case 'wallet':
-        throw new ServiceError('wallet_empty', 'The organization\'s wallet is empty; add credit to continue', { recoveryUrl: this.config.recoveryUrl });
+        throw new ServiceError('wallet_empty', 'The organization\'s wallet cannot cover this request\'s worst-case cost; add credit to continue', { recoveryUrl: this.config.recoveryUrl });
       case 'exhausted':
         throw new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', { resetAt: new Date(Number(detail) || now) });
       default:
         throw new ServiceError('policy_unavailable', `Unexpected policy answer ${verdict}`);
     }
-    const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens };
+    // The reservation is held and released in Redis (the settle script), not by this instance.
+    const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens, reservedMicros: 0 };
     let settled: Promise<void> | undefined;
     return { settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage, ticket)) };
   }
@@ -302,7 +305,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const settlement: SpooledSettlement = {
       id,
       args: [
-        k.bal, k.win, k.slots, k.ledger, k.lapsed,
+        k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations,
         id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
         request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '',

@@ -10,7 +10,8 @@
  * leases of requests in flight, each expiring so a dead instance's slots come back), lapsed (zset of
  * leases that expired unsettled, kept 7 days), revoked (set of the organization's revoked key ids),
  * ledger (stream of settlements, trimmed once exported: redis-ledger-export.ts), changes (stream of
- * top-ups and payment-method changes, capped at about 10,000).
+ * top-ups and payment-method changes, capped at about 10,000), reservations (hash: lease id → the
+ * worst-case micro-dollars its admission reserved; bal's `reserved` is their sum).
  *
  * A settlement charges only if it removes its admission's lease, from slots or lapsed: that makes a
  * settlement sent again (after a lost reply, from the pending file) a no-op with no per-settlement
@@ -69,10 +70,34 @@ end
 `;
 
 /**
- * KEYS: bal win slots revoked lapsed. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs.
+ * Reservations (README "Reservations"), kept apart from the limits and the charge: the same rule as
+ * policy/admission-rules.ts `canReserve`, and the release that both a settlement and a lease that
+ * lapsed unsettled perform — once, since whichever comes first deletes the lease's entry.
+ */
+const reservationFunctions = `
+local function canReserve(bal, overdraft, reservation)
+  local headroom = tonumber(redis.call('HGET', bal, 'wallet') or '0') - tonumber(redis.call('HGET', bal, 'reserved') or '0') + overdraft
+  return headroom > 0 and headroom >= reservation
+end
+local function reserve(bal, reservations, id, reservation)
+  if reservation <= 0 then return end
+  redis.call('HSET', reservations, id, reservation)
+  redis.call('HINCRBY', bal, 'reserved', reservation)
+end
+local function releaseReservation(bal, reservations, id)
+  local held = tonumber(redis.call('HGET', reservations, id) or '')
+  if held == nil then return end
+  redis.call('HDEL', reservations, id)
+  redis.call('HINCRBY', bal, 'reserved', 0 - held)
+end
+`;
+
+/**
+ * KEYS: bal win slots revoked lapsed reservations.
+ * ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs overdraftMicros worstCaseMicros.
  * Returns {'ok', second the tokens count in (or '')} or a refusal.
  */
-export const admitScript = `${ringFunctions}
+export const admitScript = `${ringFunctions}${reservationFunctions}
 local now = tonumber(ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'uninitialised'} end
 if redis.call('SISMEMBER', KEYS[4], ARGV[3]) == 1 then return {'revoked'} end
@@ -94,7 +119,10 @@ end
 -- are kept aside, so their settlement, if it ever comes, still charges once.
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
 if #lapsed > 0 then
-  for _, id in ipairs(lapsed) do redis.call('ZADD', KEYS[5], now + 604800000, id) end
+  for _, id in ipairs(lapsed) do
+    redis.call('ZADD', KEYS[5], now + 604800000, id)
+    releaseReservation(KEYS[1], KEYS[6], id)
+  end
   redis.call('ZREM', KEYS[3], unpack(lapsed))
   redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
 end
@@ -105,18 +133,23 @@ if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then
   redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[10])
   resetAt = ARGV[10]
 end
-local wallet = tonumber(redis.call('HGET', KEYS[1], 'wallet') or '0')
 local payment = redis.call('HGET', KEYS[1], 'payment') == '1'
 local incTokens = tonumber(ARGV[9])
+local overdraft = tonumber(ARGV[12])
+local reservation = tonumber(ARGV[13])
 if ARGV[8] == 'included' and incTokens >= 0 then
   local incUsed = tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0')
   if incUsed >= incTokens then
     if not payment then return {'exhausted', resetAt or ''} end
-    if wallet <= 0 then return {'wallet'} end
+    if not canReserve(KEYS[1], overdraft, reservation) then return {'wallet'} end
+  else
+    -- Within the allowance: admitted whatever the wallet holds (contract §7.1), and nothing reserved.
+    reservation = 0
   end
-elseif wallet <= 0 then
+elseif not canReserve(KEYS[1], overdraft, reservation) then
   return {'wallet'}
 end
+reserve(KEYS[1], KEYS[6], ARGV[2], reservation)
 if rpm > 0 then
   redis.call('HINCRBY', KEYS[2], 'r' .. (head % RING), 1)
   redis.call('HINCRBY', KEYS[2], 'rt', 1)
@@ -132,15 +165,16 @@ return {'ok', tokenSecond}
 `;
 
 /**
- * KEYS: bal win slots ledger lapsed.
+ * KEYS: bal win slots ledger lapsed reservations.
  * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est
  * requestId (requestId may be absent in a settlement spooled by an older version).
  * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
  * tokens-per-minute correction (actual − estimate) goes there while it is still in the window.
  * Returns the cost in micro-dollars, or -1 when this admission was already settled (or never admitted).
  */
-export const settleScript = `
+export const settleScript = `${reservationFunctions}
 if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
+releaseReservation(KEYS[1], KEYS[6], ARGV[1])
 local now = tonumber(ARGV[8])
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
