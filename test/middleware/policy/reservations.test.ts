@@ -59,7 +59,7 @@ describe('reservations: a wallet never ends below −overdraft', function () {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${keyOf('acme')}` },
       body: JSON.stringify({ model: 'dollar', max_tokens: 1, messages: [{ role: 'user', content: 'one two three' }] }),
-    }).then(async (response) => ({ status: response.status, reason: response.headers.get('x-service-reason'), body: await response.json() }));
+    }).then(async (response) => ({ status: response.status, reason: response.headers.get('x-service-reason'), body: (await response.json()) as { error?: { code?: string } } }));
 
   async function fiftyAtOnce(gateways: RunningGateway[]) {
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => dollarCall(gateways[i % gateways.length]!.url)));
@@ -81,7 +81,7 @@ describe('reservations: a wallet never ends below −overdraft', function () {
       const refused = results.filter((r) => r.status === 402);
       assert.equal(served.length, 3);
       assert.equal(refused.length, 47);
-      assert.ok(refused.every((r) => r.reason === 'wallet_empty' && r.body.error.code === 'wallet_empty'));
+      assert.ok(refused.every((r) => r.reason === 'wallet_empty' && r.body.error?.code === 'wallet_empty'));
       assert.equal(usage.wallet, -2.999999);
       assert.equal(usage.requests, 3);
       assert.equal(usage.inFlight, 0);

@@ -166,6 +166,16 @@ const relay = z
   })
   .strict();
 
+const idempotencyDefaults = { maxEntries: 10_000, maxBytes: 64 * MIB, maxAnswerBytes: 4 * MIB };
+
+const idempotency = z
+  .object({
+    maxEntries: z.number().int().positive().default(idempotencyDefaults.maxEntries),
+    maxBytes: z.number().int().positive().default(idempotencyDefaults.maxBytes),
+    maxAnswerBytes: z.number().int().positive().max(64 * MIB).default(idempotencyDefaults.maxAnswerBytes),
+  })
+  .strict();
+
 /**
  * The configuration of `tollgate(config)` and of a JSON config file (DESIGN "Configuration").
  * Types are inferred from this schema; nothing past `parseConfig` sees an unvalidated value.
@@ -189,6 +199,8 @@ export const configSchema = z
     policyTimeoutMs: z.number().int().positive().default(1_000),
     /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
     relay: relay.default(relayDefaults),
+    /** Idempotency-Key records (README "Idempotency keys"): the memory store's bounds, and the largest answer kept. */
+    idempotency: idempotency.default(idempotencyDefaults),
   })
   .strict();
 

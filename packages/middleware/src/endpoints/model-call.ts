@@ -3,7 +3,8 @@ import type { Principal } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError, type ErrorName } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
-import type { Admission, Usage } from '../policy/index.js';
+import { runIdempotently } from '../idempotency/index.js';
+import type { Admission, Policy, Usage } from '../policy/index.js';
 import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
@@ -39,6 +40,15 @@ const DEFAULT_OUTPUT_BUDGET = 4_096;
  * await runModelCall({ ctx, principal, model, protocol: 'chat', body });
  */
 export async function runModelCall(call: ModelCall): Promise<void> {
+  const { ctx } = call;
+  // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on.
+  if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call);
+  const policy = await policyOf(call);
+  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, departed: () => ctx.departure.aborted, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
+  await runIdempotently(idempotent, () => runOnce(call));
+}
+
+async function runOnce(call: ModelCall): Promise<void> {
   const plans = call.model.routes.map((route) => planRoute(call, route));
   const primary = plans[0]!;
   const promptTokens = once(() => estimateInputTokens(call.body));
@@ -64,14 +74,17 @@ function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): Rout
   return { codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs };
 }
 
-async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
-  let policy;
+async function policyOf(call: ModelCall): Promise<Policy> {
   try {
-    policy = await call.ctx.runtime.policy();
+    return await call.ctx.runtime.policy();
   } catch (error) {
     // contract §7.1: access that cannot be verified is refused, never run unmetered.
     throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
   }
+}
+
+async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
+  const policy = await policyOf(call);
   const { config, alias } = call.model;
   const budget = plan.codec.outputLimitFields.map((field) => plan.body[field]).find((value) => typeof value === 'number') as number | undefined;
   // A protocol with no output budget (embeddings) reserves no output tokens.

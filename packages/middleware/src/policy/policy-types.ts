@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/index.js';
+import type { IdempotencyStore } from '../idempotency/index.js';
 
 /** Token counts as metered: the provider's report when there is one, else the tokenizer's count. */
 export interface Usage {
@@ -37,6 +38,8 @@ export interface Admission {
  */
 export interface Policy {
   admit(request: AdmissionRequest): Promise<Admission>;
+  /** Idempotency-Key records, kept where the store keeps state (shared across instances with Redis). */
+  readonly idempotency: IdempotencyStore;
   close(): Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, Usage
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
+import { MemoryIdempotencyStore } from '../idempotency/index.js';
 import { Journal } from './journal.js';
 import type { JournalRecord } from './journal-record.js';
 
@@ -33,6 +34,8 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #windows = new Map<string, OrgWindows>();
   readonly #topUpsInFlight = new Map<string, number>();
   readonly #journal: Journal<JournalRecord> | undefined;
+  /** One process: Idempotency-Key records in a bounded LRU map. */
+  readonly idempotency: MemoryIdempotencyStore;
 
   private constructor(
     private readonly config: ResolvedConfig,
@@ -41,6 +44,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     baseDir: string,
     private readonly logger: Pick<Logger, 'error'>,
   ) {
+    this.idempotency = new MemoryIdempotencyStore(clock, config.idempotency);
     for (const name of Object.keys(config.organizations)) this.#windows.set(name, emptyWindows());
     const file = config.store.kind === 'memory' ? config.store.file : undefined;
     if (file) {

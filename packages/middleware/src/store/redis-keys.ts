@@ -15,6 +15,11 @@ export interface OrgKeys {
   reservations: string;
 }
 
+/** An Idempotency-Key's record (redis-idempotency-store.ts), in the organization's slot; named by the key's hash. */
+export function idempotencyKey(prefix: string, org: string, keyHash: string): string {
+  return `${prefix}{${org}}:idem:${keyHash}`;
+}
+
 /**
  * Every key of an organization carries the `{org}` hash tag, so all of them hash to one Cluster slot and
  * one script may touch them together (Redis Cluster refuses a script whose keys span slots). The tag is

@@ -13,6 +13,7 @@ import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, Usage
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { admitScript, settleScript } from './redis-scripts.js';
+import { RedisIdempotencyStore } from './redis-idempotency-store.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
 import { orgKeys, type OrgKeys } from './redis-keys.js';
@@ -48,6 +49,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #spool: SettlementSpool | undefined;
   #ledgerExport: RedisLedgerExport | undefined;
 
+  /** Idempotency-Key records, shared by every instance. */
+  readonly idempotency: RedisIdempotencyStore;
+
   /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
   #subscriber: Redis | Cluster | undefined;
 
@@ -59,7 +63,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     private readonly prefix: string,
     private readonly logger: Pick<Logger, 'error'>,
     private readonly connection: RedisConnection,
-  ) {}
+  ) {
+    this.idempotency = new RedisIdempotencyStore(redis, prefix);
+  }
 
   static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
     const { config } = options;
