@@ -14,6 +14,14 @@ const organizationName = z.string().superRefine((name, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
+const limits = z
+  .object({
+    rpm: z.number().int().positive().optional(),
+    tpm: z.number().int().positive().optional(),
+    concurrency: z.number().int().positive().optional(),
+  })
+  .strict();
+
 const keyEntry = z
   .object({
     key: z
@@ -27,6 +35,10 @@ const keyEntry = z
     id: z.string().min(1).optional(),
     org: organizationName,
     scopes: z.array(z.enum(['models', 'sql'])).default(['models', 'sql']),
+    /** The key's own limits, checked after its organization's (README "Per-key limits and budgets"). */
+    limits: limits.optional(),
+    /** The key's spend per calendar period (UTC), in USD. */
+    budget: z.object({ usd: z.number().positive().max(9_007_199_254), period: z.enum(['day', 'week', 'month']) }).strict().optional(),
   })
   .strict()
   .refine((entry) => (entry.key === undefined) !== (entry.sha256 === undefined), {
@@ -49,14 +61,7 @@ const organization = z
       .strict()
       .refine((inc) => inc.period !== undefined || inc.resetAt !== undefined, { message: 'give "period" or "resetAt"' })
       .optional(),
-    limits: z
-      .object({
-        rpm: z.number().int().positive().optional(),
-        tpm: z.number().int().positive().optional(),
-        concurrency: z.number().int().positive().optional(),
-      })
-      .strict()
-      .default({}),
+    limits: limits.default({}),
   })
   .strict();
 

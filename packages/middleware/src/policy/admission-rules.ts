@@ -4,6 +4,8 @@ import type { OrgBalances, OrgWindows, WindowTicket } from './org-state.js';
 import { costMicros, usdToMicros, type Micros } from './money.js';
 import type { AdmissionRequest, Usage } from './policy-types.js';
 
+export type Limits = OrganizationConfig['limits'];
+
 /**
  * Rate limits, then billing (DESIGN pipeline steps 8–9), as one pure decision over an organization's
  * state. Returns the 429/402 to answer, or null to admit. A store applies it atomically.
@@ -22,8 +24,13 @@ import type { AdmissionRequest, Usage } from './policy-types.js';
  * if (denial) throw denial;
  */
 export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, recoveryUrl: string, reservation: Micros): ServiceError | null {
+  return limitDenial(org.limits, windows, request, now) ?? billingDenial(org, balances, windows, request, recoveryUrl, now, reservation);
+}
+
+/** Requests per minute, tokens per minute, concurrency: the same rules for an organization and for a key. */
+export function limitDenial(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number): ServiceError | null {
   const second = Math.floor(now / 1_000);
-  const { rpm, tpm, concurrency } = org.limits;
+  const { rpm, tpm, concurrency } = limits;
   if (rpm !== undefined) {
     windows.requests.advance(second);
     const admitted = windows.requests.total;
@@ -39,7 +46,7 @@ export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, 
     // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
     return rateLimited(`concurrent requests (${concurrency})`, 1_000);
   }
-  return billingDenial(org, balances, windows, request, recoveryUrl, now, reservation);
+  return null;
 }
 
 function billingDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, recoveryUrl: string, now: number, reservation: Micros): ServiceError | null {
@@ -89,9 +96,14 @@ export function worstCaseMicros(request: AdmissionRequest): Micros {
  * would cost every request its upkeep for nothing) and takes its concurrency slot.
  */
 export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {
+  return recordInWindows(org.limits, windows, request, now, reservation);
+}
+
+/** recordAdmission for any holder of limits: an organization, or a key (key-rules.ts). */
+export function recordInWindows(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {
   const second = Math.floor(now / 1_000);
-  if (org.limits.rpm !== undefined) windows.requests.add(second, 1);
-  const tokenSecond = org.limits.tpm === undefined ? undefined : windows.tokens.add(second, request.estimatedInputTokens);
+  if (limits.rpm !== undefined) windows.requests.add(second, 1);
+  const tokenSecond = limits.tpm === undefined ? undefined : windows.tokens.add(second, request.estimatedInputTokens);
   windows.inFlight += 1;
   windows.reservedMicros += reservation;
   return { tokenSecond, estimatedTokens: request.estimatedInputTokens, reservedMicros: reservation };

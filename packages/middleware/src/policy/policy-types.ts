@@ -59,6 +59,22 @@ export interface UsageReport {
   costUsd: number;
   /** Concurrency slots held right now by requests in flight. */
   inFlight: number;
+  /** Per key id, the keys that made requests (README "Per-key limits and budgets"); the memory store only, so far. */
+  keys?: Record<string, KeyUsageReport>;
+}
+
+/** One key's usage; its budget, when it has one. */
+export interface KeyUsageReport {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** USD. */
+  costUsd: number;
+  /** USD left in the current period; null without a budget. */
+  budgetRemaining: number | null;
+  /** ISO 8601 instant at which the budget renews; null without a budget. */
+  budgetResetAt: string | null;
+  inFlight: number;
 }
 
 /** The operations the CLI's `tollgate admin …` offers, also available as `gate.admin`. */

@@ -7,11 +7,13 @@ import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmi
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
-import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { MemoryIdempotencyStore } from '../idempotency/index.js';
+import { emptyKeyState, keyDenial, keyUsageReport, recordKeyAdmission, refreshBudget, settleKey, type KeyState } from '../policy/key-rules.js';
+import type { KeyRecord } from '../auth/index.js';
 import { Journal } from './journal.js';
 import type { JournalRecord } from './journal-record.js';
 
@@ -33,6 +35,8 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
   readonly #topUpsInFlight = new Map<string, number>();
+  readonly #keyStates = new Map<string, KeyState>();
+  #keysById = new Map<string, KeyRecord>();
   readonly #journal: Journal<JournalRecord> | undefined;
   /** One process: Idempotency-Key records in a bounded LRU map. */
   readonly idempotency: MemoryIdempotencyStore;
@@ -78,10 +82,16 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const reservation = reservationMicros(org, balances, request);
     const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl, reservation);
     if (denial) throw denial;
+    // The key's own limits and budget, after the organization's (README "Per-key limits and budgets").
+    const keyState = this.#keyState(request.principal.keyId);
+    refreshBudget(keyState, request.principal, now);
+    const keyRefusal = keyDenial(request.principal, keyState, request, now, this.config.recoveryUrl, reservation);
+    if (keyRefusal) throw keyRefusal;
     const ticket = recordAdmission(org, windows, request, now, reservation);
+    const keyTicket = recordKeyAdmission(request.principal, keyState, request, now, reservation);
     let settled: Promise<void> | undefined;
     return {
-      settle: (usage: Usage) => (settled ??= this.#settle(ticket, request, usage)),
+      settle: (usage: Usage) => (settled ??= this.#settle(ticket, request, usage, keyTicket)),
     };
   }
 
@@ -141,10 +151,40 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
       outputTokens: balances.outputTokens,
       costUsd: microsToUsd(balances.costMicros),
       inFlight: this.#windows.get(org)?.inFlight ?? 0,
+      keys: this.#keyUsage(org),
     };
   }
 
-  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage): Promise<void> {
+  #keyUsage(org: string): Record<string, KeyUsageReport> {
+    const now = this.clock.now();
+    const report: Record<string, KeyUsageReport> = {};
+    for (const [keyId, state] of this.#keyStates) {
+      const key = this.#keyById().get(keyId);
+      if (key?.org !== org) continue;
+      refreshBudget(state, key, now);
+      report[keyId] = keyUsageReport(key, state);
+    }
+    return report;
+  }
+
+  /** A key's state, created at its first request; callers bring its budget period up to date. */
+  #keyState(keyId: string): KeyState {
+    let state = this.#keyStates.get(keyId);
+    if (!state) {
+      state = emptyKeyState();
+      this.#keyStates.set(keyId, state);
+    }
+    return state;
+  }
+
+  /** Keys by id, rebuilt when keys were added (created keys; configured ids once assigned). */
+  #keyById(): Map<string, KeyRecord> {
+    const records = this.keys.records();
+    if (this.#keysById.size !== records.length) this.#keysById = new Map(records.map((record) => [record.keyId, record]));
+    return this.#keysById;
+  }
+
+  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, keyTicket: WindowTicket): Promise<void> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
@@ -154,10 +194,14 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     if (clean.inputTokens === 0 && clean.outputTokens === 0) {
       // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
       releaseSlot(windows, ticket, 0);
+      settleKey(this.#keyState(request.principal.keyId), keyTicket, clean, 0);
       return;
     }
     const charge = chargeFor(config, balances, request, clean);
     applySettlement(balances, windows, ticket, clean, charge);
+    const keyState = this.#keyState(request.principal.keyId);
+    refreshBudget(keyState, request.principal, this.clock.now());
+    settleKey(keyState, keyTicket, clean, charge.costMicros);
     if (!this.#journal) return;
     // The ledger's id is unique across restarts, unlike the admission's number.
     const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId };
@@ -188,6 +232,12 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         // Replayed at its own instant, so usage of an earlier period does not count against this one.
         refreshAllowance(balances, config, record.at);
         chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
+        // The key's totals and its budget period's spend, replayed at the line's own instant.
+        if (record.keyId) {
+          const keyState = this.#keyState(record.keyId);
+          refreshBudget(keyState, this.#keyById().get(record.keyId) ?? {}, record.at);
+          settleKey(keyState, undefined, { inputTokens: record.in, outputTokens: record.out }, record.cost);
+        }
         return;
       }
       case 'topup': {

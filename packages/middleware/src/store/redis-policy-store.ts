@@ -70,6 +70,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
     const { config } = options;
     if (config.store.kind !== 'redis') throw new Error('RedisPolicyStore needs store.kind "redis"');
+    // Refused rather than silently not enforced (README "Per-key limits and budgets").
+    if (config.keys.some((key) => key.limits !== undefined || key.budget !== undefined)) throw new Error('Per-key limits and budgets (keys[].limits, keys[].budget) are enforced by the memory store only so far; remove them or use store.kind "memory"');
     const connection: RedisConnection = config.store.cluster ? { cluster: config.store.cluster } : { url: config.store.url! };
     const redis = connectRedis(connection, { timeoutMs: config.policyTimeoutMs, failFast: true }) as ScriptedRedis;
     redis.on('error', () => undefined); // surfaced per command as policy_unavailable
