@@ -36,7 +36,7 @@ export async function interleavedLoad(scenarios: Scenario[], options: { rounds: 
     for (const [i, scenario] of scenarios.entries()) {
       const headers = { 'content-type': 'application/json', ...scenario.headers };
       const perRequest = scenario.perRequestHeaders;
-      const requests = perRequest ? [{ method: 'POST' as const, setupRequest: (req: { headers?: Record<string, string> }) => ({ ...req, headers: { ...headers, ...perRequest() } }) }] : undefined;
+      const requests: autocannon.Request[] | undefined = perRequest ? [{ method: 'POST', setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...headers, ...perRequest() } }) }] : undefined;
       const result = await autocannon({ url: scenario.url, method: 'POST', connections: CONNECTIONS, duration: options.seconds, headers, body: scenario.body, ...(requests ? { requests } : {}) });
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
       if (round >= 0) samples[i]!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });

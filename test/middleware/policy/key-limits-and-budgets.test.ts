@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { ConfigInput } from '@tollgate/middleware';
 import { startFakeOpenAI } from '../../fakes/index.js';
 import { startGateway, type RunningGateway } from '../../support/gateway.js';
+import { RedisServer } from '../../support/redis-server.js';
 import { TestClock } from './policy-fixture.js';
 
 const CAPPED = 'tg-key-capped-0001-0123456789abcdef';
@@ -10,7 +11,19 @@ const LIMITED = 'tg-key-limited-001-0123456789abcdef';
 const SIBLING = 'tg-key-sibling-001-0123456789abcdef';
 
 /** README "Per-key limits and budgets": a key's own limits and budget, checked after its organization's. */
-describe('per-key limits and budgets', () => {
+let redis: RedisServer;
+before(async () => {
+  redis = await RedisServer.start();
+});
+after(() => redis.close());
+
+const stores: { name: string; store: () => ConfigInput['store'] }[] = [
+  { name: 'memory store', store: () => ({ kind: 'memory' }) },
+  { name: 'Redis store', store: () => ({ kind: 'redis', url: redis.url, prefix: `k${Math.random().toString(36).slice(2)}:`, ledger: false }) },
+];
+
+for (const { name, store } of stores)
+describe(`per-key limits and budgets (${name})`, () => {
   let gateway: RunningGateway;
   let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
   let clock: TestClock;
@@ -28,6 +41,7 @@ describe('per-key limits and budgets', () => {
       organizations: { acme: { wallet: 10 } },
       providers: { openai: { kind: 'openai', baseUrl: openai.baseUrl, apiKey: 'sk-fake-openai' } },
       models: { gpt: { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 2.5, output: 10 } } },
+      store: store(),
     };
     gateway = await startGateway(config, { clock });
   });
@@ -81,5 +95,32 @@ describe('per-key limits and budgets', () => {
     assert.ok(error instanceof OpenAI.APIError);
     assert.equal(error.status, 402);
     assert.equal(error.code, 'wallet_empty');
+  });
+});
+
+describe('per-key budgets across two instances sharing Redis', () => {
+  it('stops a key on one instance once it spent its budget on the other', async () => {
+    const openai = await startFakeOpenAI();
+    const config: ConfigInput = {
+      defaultCatalog: false,
+      keys: [{ key: CAPPED, org: 'acme', id: 'capped', budget: { usd: 0.0001, period: 'month' } }],
+      organizations: { acme: { wallet: 10 } },
+      providers: { openai: { kind: 'openai', baseUrl: openai.baseUrl, apiKey: 'sk-fake-openai' } },
+      models: { gpt: { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 2.5, output: 10 } } },
+      store: { kind: 'redis', url: redis.url, prefix: `s${Math.random().toString(36).slice(2)}:`, ledger: false },
+    };
+    const a = await startGateway(config);
+    const b = await startGateway(config);
+    try {
+      const call = (url: string) => fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${CAPPED}` }, body: JSON.stringify({ model: 'gpt', max_tokens: 4, messages: [{ role: 'user', content: 'one two three' }] }) });
+      assert.equal((await call(a.url)).status, 200);
+      assert.equal((await call(b.url)).status, 402);
+      const usage = await b.gate.admin.usage('acme');
+      assert.equal(usage.keys?.capped?.budgetRemaining, 0.000052);
+    } finally {
+      await a.close();
+      await b.close();
+      await openai.close();
+    }
   });
 });

@@ -49,8 +49,12 @@ export function keyDenial(key: Principal, state: KeyState, request: AdmissionReq
   if (!key.budget) return null;
   const headroom = usdToMicros(key.budget.usd) - state.spentMicros - state.windows.reservedMicros;
   if (headroom > 0 && headroom >= reservation) return null;
-  const renews = new Date(state.budgetResetAt ?? now).toISOString();
-  return new ServiceError('wallet_empty', `This API key's ${periodAdjective[key.budget.period]} budget of USD ${key.budget.usd} is spent (or cannot cover this request's worst case); it renews at ${renews}`, { recoveryUrl });
+  return keyBudgetSpent(key.budget, state.budgetResetAt ?? now, recoveryUrl);
+}
+
+/** The one answer for a key whose budget cannot hold a request, in both stores. */
+export function keyBudgetSpent(budget: NonNullable<Principal['budget']>, renewsAt: number, recoveryUrl: string): ServiceError {
+  return new ServiceError('wallet_empty', `This API key's ${periodAdjective[budget.period]} budget of USD ${budget.usd} is spent (or cannot cover this request's worst case); it renews at ${new Date(renewsAt).toISOString()}`, { recoveryUrl });
 }
 
 export function recordKeyAdmission(key: Principal, state: KeyState, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { KeyRecord } from '../auth/index.js';
-import { orgKeys } from './redis-keys.js';
+import { keyKeys, orgKeys } from './redis-keys.js';
 import type { SpooledSettlement } from './settlement-spool.js';
 
 /**
@@ -45,14 +45,15 @@ export async function migrateLegacyLedger(redis: Redis, prefix: string): Promise
 /** A settlement spooled by the old version (its keys and arguments as then sent), as the current script takes it. */
 export function upgradeSpooledSettlement(prefix: string, settlement: SpooledSettlement): SpooledSettlement {
   const { args } = settlement;
-  // Spooled with five keys (before reservations): args[14] is the organization in both older layouts.
-  const fiveKeys = args.length === 17 || ((args.length === 19 || args.length === 20) && !String(args[5]).endsWith(':reservations'));
-  if (!fiveKeys) return settlement;
+  // Spooled with five keys (before reservations and per-key state): args[14] is the organization and
+  // args[15] the key id in every such layout (17 arguments, or 19–20 with the window second and request id).
+  if (String(args[5]).endsWith(':reservations')) return settlement;
   const k = orgKeys(prefix, String(args[14]));
+  const kk = keyKeys(prefix, String(args[14]), String(args[15]));
   // No window second in the oldest layout: the old windows are gone, so there is nothing to correct.
-  const argv = args.length === 17 ? [...args.slice(5), '', 0] : args.slice(5);
-  // A settlement from before reservations held none: the script finds no entry to release.
-  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, ...argv] };
+  const argv = args.length === 17 ? [...args.slice(5), '', 0, ''] : args.length === 19 ? [...args.slice(5), ''] : args.slice(5);
+  // Nothing was reserved before reservations: the script finds no entry to release, and no key window second.
+  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations, ...argv, ''] };
 }
 
 /** KEYS: oldBal oldRpm oldTpm oldTpmtok oldSlots bal lapsed. ARGV: now. */

@@ -93,11 +93,54 @@ end
 `;
 
 /**
- * KEYS: bal win slots revoked lapsed reservations.
- * ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs overdraftMicros worstCaseMicros.
+ * The API key's own limits and budget (README "Per-key limits and budgets"), checked after the
+ * organization's with the same window arithmetic. KEYS[7..10]: the key's state, win, slots, reservations.
+ * ARGV[14..18]: its rpm tpm conc (0: none), budget micro-dollars (-1: none), and when a new period would end.
+ * Returns a refusal, or nil and the key's window head.
+ */
+const keyCheckFunction = `
+local function keyDenial(now, est, reservation)
+  local krpm = tonumber(ARGV[14])
+  local ktpm = tonumber(ARGV[15])
+  local khead = nil
+  if krpm > 0 or ktpm > 0 then khead = advance(KEYS[8], math.floor(now / 1000)) end
+  if krpm > 0 then
+    local admitted = tonumber(redis.call('HGET', KEYS[8], 'rt') or '0')
+    if admitted >= krpm then return {'rate', tostring(waitUntilFreed(KEYS[8], 'r', khead, admitted - krpm + 1, now))} end
+  end
+  if ktpm > 0 then
+    local used = tonumber(redis.call('HGET', KEYS[8], 'tt') or '0')
+    if used > 0 and used + est > ktpm then return {'rate', tostring(waitUntilFreed(KEYS[8], 't', khead, used + est - ktpm, now))} end
+  end
+  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[9], '-inf', now, 'LIMIT', 0, 100)
+  if #lapsed > 0 then
+    for _, id in ipairs(lapsed) do releaseReservation(KEYS[7], KEYS[10], id) end
+    redis.call('ZREM', KEYS[9], unpack(lapsed))
+  end
+  local kconc = tonumber(ARGV[16])
+  if kconc > 0 and redis.call('ZCOUNT', KEYS[9], '(' .. now, '+inf') >= kconc then return {'rate', '1000'} end
+  local budget = tonumber(ARGV[17])
+  if budget >= 0 then
+    local resetAt = tonumber(redis.call('HGET', KEYS[7], 'resetAt') or '')
+    if resetAt == nil or now >= resetAt then
+      redis.call('HSET', KEYS[7], 'spent', 0, 'resetAt', ARGV[18])
+      resetAt = tonumber(ARGV[18])
+    end
+    local headroom = budget - tonumber(redis.call('HGET', KEYS[7], 'spent') or '0') - tonumber(redis.call('HGET', KEYS[7], 'reserved') or '0')
+    if not (headroom > 0 and headroom >= reservation) then return {'budget', tostring(resetAt)} end
+  end
+  return nil, khead
+end
+`;
+
+/**
+ * KEYS: bal win slots revoked lapsed reservations keyState keyWin keySlots keyReservations.
+ * ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs overdraftMicros worstCaseMicros
+ * keyRpm keyTpm keyConc keyBudgetMicros keyNextReset.
+ * Returns {'ok', second the organization's tokens count in (or ''), the key's (or '')} or a refusal.
  * Returns {'ok', second the tokens count in (or '')} or a refusal.
  */
-export const admitScript = `${ringFunctions}${reservationFunctions}
+export const admitScript = `${ringFunctions}${reservationFunctions}${keyCheckFunction}
 local now = tonumber(ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'uninitialised'} end
 if redis.call('SISMEMBER', KEYS[4], ARGV[3]) == 1 then return {'revoked'} end
@@ -149,7 +192,21 @@ if ARGV[8] == 'included' and incTokens >= 0 then
 elseif not canReserve(KEYS[1], overdraft, reservation) then
   return {'wallet'}
 end
+local keyRefusal, khead = keyDenial(now, est, reservation)
+if keyRefusal then return keyRefusal end
 reserve(KEYS[1], KEYS[6], ARGV[2], reservation)
+reserve(KEYS[7], KEYS[10], ARGV[2], reservation)
+redis.call('ZADD', KEYS[9], now + tonumber(ARGV[11]), ARGV[2])
+local keyTokenSecond = ''
+if tonumber(ARGV[14]) > 0 then
+  redis.call('HINCRBY', KEYS[8], 'r' .. (khead % RING), 1)
+  redis.call('HINCRBY', KEYS[8], 'rt', 1)
+end
+if tonumber(ARGV[15]) > 0 then
+  redis.call('HINCRBY', KEYS[8], 't' .. (khead % RING), est)
+  redis.call('HINCRBY', KEYS[8], 'tt', est)
+  keyTokenSecond = tostring(khead)
+end
 if rpm > 0 then
   redis.call('HINCRBY', KEYS[2], 'r' .. (head % RING), 1)
   redis.call('HINCRBY', KEYS[2], 'rt', 1)
@@ -161,11 +218,12 @@ if tpm > 0 then
   tokenSecond = tostring(head)
 end
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[11]), ARGV[2])
-return {'ok', tokenSecond}
+return {'ok', tokenSecond, keyTokenSecond}
 `;
 
 /**
- * KEYS: bal win slots ledger lapsed reservations.
+ * KEYS: bal win slots ledger lapsed reservations keyState keyWin keySlots keyReservations.
+ * (ARGV[16], the key's window second, follows requestId.)
  * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est
  * requestId (requestId may be absent in a settlement spooled by an older version).
  * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
@@ -175,6 +233,8 @@ return {'ok', tokenSecond}
 export const settleScript = `${reservationFunctions}
 if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
 releaseReservation(KEYS[1], KEYS[6], ARGV[1])
+redis.call('ZREM', KEYS[9], ARGV[1])
+releaseReservation(KEYS[7], KEYS[10], ARGV[1])
 local now = tonumber(ARGV[8])
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
@@ -206,7 +266,21 @@ if tokenSecond then
     redis.call('HINCRBY', KEYS[2], 'tt', delta)
   end
 end
+local keySecond = tonumber(ARGV[16] or '')
+if keySecond then
+  local head = tonumber(redis.call('HGET', KEYS[8], 'head') or '')
+  if head and keySecond <= head and head - keySecond < 61 then
+    local delta = inT + outT - tonumber(ARGV[14])
+    redis.call('HINCRBY', KEYS[8], 't' .. (keySecond % 61), delta)
+    redis.call('HINCRBY', KEYS[8], 'tt', delta)
+  end
+end
 if inT + outT == 0 then return 0 end
+redis.call('HINCRBY', KEYS[7], 'spent', cost)
+redis.call('HINCRBY', KEYS[7], 'requests', 1)
+redis.call('HINCRBY', KEYS[7], 'in', inT)
+redis.call('HINCRBY', KEYS[7], 'out', outT)
+redis.call('HINCRBY', KEYS[7], 'cost', cost)
 redis.call('HINCRBY', KEYS[1], 'incUsed', included)
 redis.call('HINCRBY', KEYS[1], 'wallet', -cost)
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
