@@ -89,7 +89,11 @@ const provider = z
 
 const model = z
   .object({
-    routes: z.array(z.object({ provider: z.string().min(1), model: z.string().min(1) }).strict()).min(1),
+    routes: z.array(z.object({ provider: z.string().min(1), model: z.string().min(1), weight: z.number().positive().optional() }).strict()).min(1),
+    /** How the routes are ordered per request (README "Routing strategies"); failover before the first byte always applies. */
+    strategy: z.enum(['failover', 'weighted', 'least-busy', 'lowest-latency']).default('failover'),
+    /** A route failing this many requests in a row (after retries) is taken out for the cool-down. */
+    circuitBreaker: z.object({ failures: z.number().int().positive().default(3), coolDownMs: z.number().int().positive().default(30_000) }).strict().default({ failures: 3, coolDownMs: 30_000 }),
     kind: z.enum(['chat', 'embedding']).default('chat'),
     billing: z.enum(['wallet', 'included']).default('wallet'),
     /** USD per million tokens. */

@@ -28,6 +28,8 @@ interface RoutePlan {
   retries: number;
   retryBaseMs: number;
   timeoutMs: number;
+  /** `provider/model`, for the route header. */
+  route: string;
 }
 
 const DEFAULT_OUTPUT_BUDGET = 4_096;
@@ -71,7 +73,7 @@ function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): Rout
   const { config } = call.model;
   const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
   const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
-  return { codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs };
+  return { codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs, route: `${route.providerName}/${route.model}` };
 }
 
 async function policyOf(call: ModelCall): Promise<Policy> {
@@ -100,12 +102,24 @@ async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: num
   });
 }
 
-/** Tries each route in failover order; only transient failures move on, and only before output began. */
+/**
+ * Tries the routes in the order the alias's strategy gives (README "Routing strategies"); only transient
+ * failures move on, and only before output began. Each route's outcome feeds its health: in-flight count,
+ * time to first byte, circuit breaker.
+ */
 async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Meter): Promise<void> {
   let lastFailure: UpstreamFailure | undefined;
-  for (const plan of plans) {
+  const { routes: board } = call.ctx.runtime.gateway;
+  const { clock } = call.ctx.runtime.options;
+  const { alias, config } = call.model;
+  const order = plans.length === 1 ? SINGLE_ROUTE : board.order(alias, plans.length, config.strategy, call.model.routes.map((route) => route.weight), clock.now());
+  for (const index of order) {
+    const plan = plans[index]!;
+    const started = clock.now();
+    board.started(alias, index);
+    let failed = false;
     try {
-      await withRetries(() => attempt(call, plan, meter), {
+      await withRetries(() => attempt(call, plan, meter, () => board.firstByte(alias, index, clock.now() - started)), {
         retries: plan.retries,
         baseMs: plan.retryBaseMs,
         maxMs: 4_000,
@@ -120,13 +134,20 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
       if (call.ctx.departure.aborted) return;
       if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw toServiceError(error);
+      failed = true;
       lastFailure = error;
+    } finally {
+      board.ended(alias, index, failed, config.circuitBreaker, clock.now());
     }
   }
   throw toServiceError(lastFailure);
 }
 
-async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<void> {
+const SINGLE_ROUTE = [0];
+/** The route that answered, as `provider/model` (its provider's name in the config). */
+export const ROUTE_HEADER = 'x-tollgate-route';
+
+async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, firstByte: () => void): Promise<void> {
   const { provider } = plan.target;
   const stream = plan.body.stream === true;
   const upstreamCall: UpstreamCall = {
@@ -141,13 +162,21 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<
   const headers = adaptationHeaders(plan.adaptation);
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
+    firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
+    nameRoute(call, plan);
     await relayStream(call, plan, response, headers, meter);
   } else {
     const answer = await upstream.postJson(upstreamCall);
+    firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
+    nameRoute(call, plan);
     await relayJson(call, plan, answer, headers, meter);
   }
+}
+
+function nameRoute(call: ModelCall, plan: RoutePlan): void {
+  if (!call.ctx.res.headersSent) call.ctx.res.setHeader(ROUTE_HEADER, plan.route);
 }
 
 /** The provider's own id of the call that answered, beside Tollgate's, so either side's logs can be searched. */
