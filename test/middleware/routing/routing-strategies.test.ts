@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ConfigInput } from '@tollgate/middleware';
 import { RouteBoard } from '../../../packages/middleware/src/routing/index.js';
 import { startFakeOpenAI } from '../../fakes/index.js';
@@ -48,9 +51,11 @@ describe('routing strategies (README "Routing strategies")', () => {
     let a: Awaited<ReturnType<typeof startFakeOpenAI>>;
     let b: Awaited<ReturnType<typeof startFakeOpenAI>>;
     let clock: TestClock;
+    let dir: string;
 
     async function start(model: Record<string, unknown>) {
       clock = new TestClock();
+      dir = mkdtempSync(join(tmpdir(), 'tollgate-routing-'));
       a = await startFakeOpenAI();
       b = await startFakeOpenAI();
       const config: ConfigInput = {
@@ -62,19 +67,21 @@ describe('routing strategies (README "Routing strategies")', () => {
           b: { kind: 'openai', baseUrl: b.baseUrl, apiKey: 'sk-fake-openai', maxRetries: 0 },
         },
         models: { gpt: { routes: [{ provider: 'a', model: 'gpt-4o' }, { provider: 'b', model: 'gpt-4o-mini' }], ...model } },
+        store: { kind: 'memory', file: 'state.json' },
       };
-      gateway = await startGateway(config, { clock });
+      gateway = await startGateway(config, { clock, baseDir: dir });
     }
     afterEach(async () => {
       await gateway.close();
       await a.close();
       await b.close();
+      rmSync(dir, { recursive: true, force: true });
     });
 
     const call = () =>
       fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }) }).then(async (response) => ({ status: response.status, route: response.headers.get('x-tollgate-route'), body: await response.text() }));
 
-    it('names the route taken in x-tollgate-route, the fallback after a failover', async () => {
+    it('names the route taken in x-tollgate-route and in the ledger line, the fallback after a failover', async () => {
       await start({});
       const first = await call();
       assert.equal(first.route, 'a/gpt-4o', JSON.stringify(first));
@@ -82,6 +89,8 @@ describe('routing strategies (README "Routing strategies")', () => {
       const failedOver = await call();
       assert.equal(failedOver.status, 200);
       assert.equal(failedOver.route, 'b/gpt-4o-mini');
+      const ledger = readFileSync(join(dir, 'state.json'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { t: string; route?: string });
+      assert.deepEqual(ledger.filter((line) => line.t === 'settle').map((line) => line.route), ['a/gpt-4o', 'b/gpt-4o-mini']);
     });
 
     it('skips a route that keeps failing during its cool-down, then tries it again', async () => {

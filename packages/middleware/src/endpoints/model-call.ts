@@ -164,18 +164,20 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, firstByte
     const response = await upstream.postStream(upstreamCall);
     firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
-    nameRoute(call, plan);
+    nameRoute(call, plan, meter);
     await relayStream(call, plan, response, headers, meter);
   } else {
     const answer = await upstream.postJson(upstreamCall);
     firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
-    nameRoute(call, plan);
+    nameRoute(call, plan, meter);
     await relayJson(call, plan, answer, headers, meter);
   }
 }
 
-function nameRoute(call: ModelCall, plan: RoutePlan): void {
+/** The route that answered, in the `x-tollgate-route` header and in the ledger line (README "Routing strategies"). */
+function nameRoute(call: ModelCall, plan: RoutePlan, meter: Meter): void {
+  meter.route = plan.route;
   if (!call.ctx.res.headersSent) call.ctx.res.setHeader(ROUTE_HEADER, plan.route);
 }
 
@@ -275,8 +277,11 @@ class Meter {
   ) {}
 
   /** Settles what was recorded; the admission makes later calls no-ops. */
+  /** The route that answered (`provider/model`), for the ledger line. */
+  route: string | undefined = undefined;
+
   settle(): Promise<void> {
-    return this.admission.settle(this.#usage);
+    return this.admission.settle(this.#usage, this.route);
   }
 
   record(seen: SeenUsage, text: string, finished: boolean): void {

@@ -25,10 +25,11 @@ export interface AdmissionRequest {
 /** A request that was let in: it holds a concurrency slot until settled. */
 export interface Admission {
   /**
-   * Settles actual usage once (later calls are ignored), appends one ledger entry, corrects the
+   * Settles actual usage once (later calls are ignored), appends one ledger entry (with the route that
+   * answered, `provider/model`, when there was one), corrects the
    * tokens-per-minute window and releases the concurrency slot. Never throws.
    */
-  settle(usage: Usage): Promise<void>;
+  settle(usage: Usage, route?: string): Promise<void>;
 }
 
 /**

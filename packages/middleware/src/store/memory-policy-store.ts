@@ -91,7 +91,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const keyTicket = recordKeyAdmission(request.principal, keyState, request, now, reservation);
     let settled: Promise<void> | undefined;
     return {
-      settle: (usage: Usage) => (settled ??= this.#settle(ticket, request, usage, keyTicket)),
+      settle: (usage: Usage, route?: string) => (settled ??= this.#settle(ticket, request, usage, keyTicket, route)),
     };
   }
 
@@ -184,7 +184,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     return this.#keysById;
   }
 
-  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, keyTicket: WindowTicket): Promise<void> {
+  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, keyTicket: WindowTicket, route: string | undefined): Promise<void> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
@@ -204,7 +204,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     settleKey(keyState, keyTicket, clean, charge.costMicros);
     if (!this.#journal) return;
     // The ledger's id is unique across restarts, unlike the admission's number.
-    const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId };
+    const record: JournalRecord = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId, route };
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
     // would be missing after a restart: the answer was already produced, so it is not taken back, but the
     // operator is told, with what the ledger lacks.

@@ -226,7 +226,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens, reservedMicros: 0 };
     let settled: Promise<void> | undefined;
     const keyTokenSecond = keyDetail ?? '';
-    return { settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage, ticket, keyTokenSecond)) };
+    return { settle: (usage: Usage, route?: string) => (settled ??= this.#settle(id, request, usage, ticket, keyTokenSecond, route)) };
   }
 
   async close(): Promise<void> {
@@ -341,7 +341,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     return report;
   }
 
-  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = ''): Promise<void> {
+  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = '', route = ''): Promise<void> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
     const kk = keyKeys(this.prefix, request.principal.org, request.principal.keyId);
@@ -352,7 +352,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
         k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
         id, Math.max(0, Math.round(usage.inputTokens)), Math.max(0, Math.round(usage.outputTokens)), request.billing, org.included?.tokens ?? -1,
         pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
-        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '', keyTokenSecond,
+        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '', keyTokenSecond, route,
       ],
     };
     return this.redis.tollgateSettle(...settlement.args).then(

@@ -223,7 +223,8 @@ return {'ok', tokenSecond, keyTokenSecond}
 
 /**
  * KEYS: bal win slots ledger lapsed reservations keyState keyWin keySlots keyReservations.
- * (ARGV[16], the key's window second, follows requestId.)
+ * (ARGV[16], the key's window second, and ARGV[17], the route that answered, follow requestId; either may be
+ * absent in a settlement spooled by an older version.)
  * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est
  * requestId (requestId may be absent in a settlement spooled by an older version).
  * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
@@ -287,6 +288,6 @@ redis.call('HINCRBY', KEYS[1], 'requests', 1)
 redis.call('HINCRBY', KEYS[1], 'in', inT)
 redis.call('HINCRBY', KEYS[1], 'out', outT)
 redis.call('HINCRBY', KEYS[1], 'cost', cost)
-redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now, 'requestId', ARGV[15] or '')
+redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', inT, 'out', outT, 'included', included, 'cost', cost, 'at', now, 'requestId', ARGV[15] or '', 'route', ARGV[17] or '')
 return cost
 `;
