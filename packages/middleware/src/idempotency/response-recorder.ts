@@ -60,7 +60,8 @@ export class ResponseRecorder {
 
   #keep(chunk: unknown, encoding: unknown): void {
     if (this.#tooLarge || chunk === undefined || chunk === null) return;
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array);
+    // A Buffer written is not changed afterwards by its writer (Node may still be sending it): kept without a copy.
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
     this.#bytes += bytes.length;
     if (this.#bytes > this.maxBytes) {
       this.#tooLarge = true;
