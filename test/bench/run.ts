@@ -1,11 +1,12 @@
 // `npm run bench`: every benchmark in one run on this machine, printed as one Markdown report.
+import { beyondBench } from './beyond-bench.js';
 import { gatewayBench } from './gateway-bench.js';
 import { policyBench } from './policy-bench.js';
 import { sqlBench } from './sql-bench.js';
 import { sqlDurableBench } from './sql-durable-bench.js';
 
 const sections = [];
-for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['gateway', gatewayBench], ['policy', policyBench]] as const) {
+for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['gateway', gatewayBench], ['policy', policyBench], ['reservations and idempotency', beyondBench]] as const) {
   process.stderr.write(`running the ${name} benchmark…\n`);
   sections.push(await bench());
 }

@@ -3,7 +3,8 @@ import type { Principal } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError, type ErrorName } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
-import type { Admission, Usage } from '../policy/index.js';
+import { runIdempotently } from '../idempotency/index.js';
+import type { Admission, Policy, Usage } from '../policy/index.js';
 import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
@@ -27,6 +28,8 @@ interface RoutePlan {
   retries: number;
   retryBaseMs: number;
   timeoutMs: number;
+  /** `provider/model`, for the route header. */
+  route: string;
 }
 
 const DEFAULT_OUTPUT_BUDGET = 4_096;
@@ -39,12 +42,23 @@ const DEFAULT_OUTPUT_BUDGET = 4_096;
  * await runModelCall({ ctx, principal, model, protocol: 'chat', body });
  */
 export async function runModelCall(call: ModelCall): Promise<void> {
+  const { ctx } = call;
+  // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on.
+  if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call);
+  const policy = await policyOf(call);
+  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, departed: () => ctx.departure.aborted, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
+  await runIdempotently(idempotent, () => runOnce(call));
+}
+
+async function runOnce(call: ModelCall): Promise<void> {
   const plans = call.model.routes.map((route) => planRoute(call, route));
   const primary = plans[0]!;
   const promptTokens = once(() => estimateInputTokens(call.body));
-  // Tokenizing the prompt costs per request; only a tokens-per-minute limit needs it before the call.
+  // Tokenizing the prompt costs per request; a tokens-per-minute limit and a priced prompt (its
+  // reservation, README "Reservations") need it before the call.
   const limitsTokens = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined;
-  const admission = await admit(call, primary, limitsTokens ? promptTokens() : 0);
+  const pricedPrompt = call.model.config.price.input > 0;
+  const admission = await admit(call, primary, limitsTokens || pricedPrompt ? promptTokens() : 0);
   const meter = new Meter(promptTokens, admission, (reason) => call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${call.model.routes[0]?.provider.kind ?? 'provider'} reported usage that is not token counts (${reason}); billed the tokenizer's count instead`));
   try {
     await serveWithFailover(call, plans, meter);
@@ -59,17 +73,20 @@ function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): Rout
   const { config } = call.model;
   const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
   const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
-  return { codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs };
+  return { codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs, route: `${route.providerName}/${route.model}` };
 }
 
-async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
-  let policy;
+async function policyOf(call: ModelCall): Promise<Policy> {
   try {
-    policy = await call.ctx.runtime.policy();
+    return await call.ctx.runtime.policy();
   } catch (error) {
     // contract §7.1: access that cannot be verified is refused, never run unmetered.
     throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
   }
+}
+
+async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
+  const policy = await policyOf(call);
   const { config, alias } = call.model;
   const budget = plan.codec.outputLimitFields.map((field) => plan.body[field]).find((value) => typeof value === 'number') as number | undefined;
   // A protocol with no output budget (embeddings) reserves no output tokens.
@@ -85,12 +102,24 @@ async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: num
   });
 }
 
-/** Tries each route in failover order; only transient failures move on, and only before output began. */
+/**
+ * Tries the routes in the order the alias's strategy gives (README "Routing strategies"); only transient
+ * failures move on, and only before output began. Each route's outcome feeds its health: in-flight count,
+ * time to first byte, circuit breaker.
+ */
 async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Meter): Promise<void> {
   let lastFailure: UpstreamFailure | undefined;
-  for (const plan of plans) {
+  const { routes: board } = call.ctx.runtime.gateway;
+  const { clock } = call.ctx.runtime.options;
+  const { alias, config } = call.model;
+  const order = plans.length === 1 ? SINGLE_ROUTE : board.order(alias, plans.length, config.strategy, call.model.routes.map((route) => route.weight), clock.now());
+  for (const index of order) {
+    const plan = plans[index]!;
+    const started = clock.now();
+    board.started(alias, index);
+    let failed = false;
     try {
-      await withRetries(() => attempt(call, plan, meter), {
+      await withRetries(() => attempt(call, plan, meter, () => board.firstByte(alias, index, clock.now() - started)), {
         retries: plan.retries,
         baseMs: plan.retryBaseMs,
         maxMs: 4_000,
@@ -105,13 +134,20 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
       if (call.ctx.departure.aborted) return;
       if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw toServiceError(error);
+      failed = true;
       lastFailure = error;
+    } finally {
+      board.ended(alias, index, failed, config.circuitBreaker, clock.now());
     }
   }
   throw toServiceError(lastFailure);
 }
 
-async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<void> {
+const SINGLE_ROUTE = [0];
+/** The route that answered, as `provider/model` (its provider's name in the config). */
+export const ROUTE_HEADER = 'x-tollgate-route';
+
+async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, firstByte: () => void): Promise<void> {
   const { provider } = plan.target;
   const stream = plan.body.stream === true;
   const upstreamCall: UpstreamCall = {
@@ -126,13 +162,23 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter): Promise<
   const headers = adaptationHeaders(plan.adaptation);
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
+    firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
+    nameRoute(call, plan, meter);
     await relayStream(call, plan, response, headers, meter);
   } else {
     const answer = await upstream.postJson(upstreamCall);
+    firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
+    nameRoute(call, plan, meter);
     await relayJson(call, plan, answer, headers, meter);
   }
+}
+
+/** The route that answered, in the `x-tollgate-route` header and in the ledger line (README "Routing strategies"). */
+function nameRoute(call: ModelCall, plan: RoutePlan, meter: Meter): void {
+  meter.route = plan.route;
+  if (!call.ctx.res.headersSent) call.ctx.res.setHeader(ROUTE_HEADER, plan.route);
 }
 
 /** The provider's own id of the call that answered, beside Tollgate's, so either side's logs can be searched. */
@@ -234,9 +280,12 @@ class Meter {
 
   #rejectionLogged = false;
 
+  /** The route that answered (`provider/model`), for the ledger line. */
+  route: string | undefined = undefined;
+
   /** Settles what was recorded; the admission makes later calls no-ops. */
   settle(): Promise<void> {
-    return this.admission.settle(this.#usage);
+    return this.admission.settle(this.#usage, this.route);
   }
 
   record(seen: SeenUsage, text: string, finished: boolean): void {

@@ -12,4 +12,4 @@ export type JournalRecord =
  * One settlement: what the ledger files hold (and, before the ledger had files of its own, one kind of
  * journal line). `in`/`out` are tokens, `included` the tokens drawn from the allowance, `cost` micro-dollars.
  */
-export interface LedgerLine { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number; requestId?: string }
+export interface LedgerLine { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number; requestId?: string; route?: string }

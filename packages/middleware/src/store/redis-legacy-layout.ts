@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { KeyRecord } from '../auth/index.js';
-import { orgKeys } from './redis-keys.js';
+import { keyKeys, orgKeys } from './redis-keys.js';
 import type { SpooledSettlement } from './settlement-spool.js';
 
 /**
@@ -44,10 +44,16 @@ export async function migrateLegacyLedger(redis: Redis, prefix: string): Promise
 
 /** A settlement spooled by the old version (its keys and arguments as then sent), as the current script takes it. */
 export function upgradeSpooledSettlement(prefix: string, settlement: SpooledSettlement): SpooledSettlement {
-  if (settlement.args.length !== 17) return settlement;
-  const k = orgKeys(prefix, String(settlement.args[14]));
-  // No window second: the old windows are gone, so there is nothing to correct.
-  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, ...settlement.args.slice(5), '', 0] };
+  const { args } = settlement;
+  // Spooled with five keys (before reservations and per-key state): args[14] is the organization and
+  // args[15] the key id in every such layout (17 arguments, or 19–20 with the window second and request id).
+  if (String(args[5]).endsWith(':reservations')) return settlement;
+  const k = orgKeys(prefix, String(args[14]));
+  const kk = keyKeys(prefix, String(args[14]), String(args[15]));
+  // No window second in the oldest layout: the old windows are gone, so there is nothing to correct.
+  const argv = args.length === 17 ? [...args.slice(5), '', 0, ''] : args.length === 19 ? [...args.slice(5), ''] : args.slice(5);
+  // Nothing was reserved before reservations: the script finds no entry to release, and no key window second.
+  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations, ...argv, ''] };
 }
 
 /** KEYS: oldBal oldRpm oldTpm oldTpmtok oldSlots bal lapsed. ARGV: now. */
