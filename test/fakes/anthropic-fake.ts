@@ -42,7 +42,10 @@ function messages(ctx: FakeContext): void {
   const lastUser = [...history].reverse().find((m) => m.role === 'user');
   const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : []));
   const tools = (forcedToolCall(body, fake.reply_.json) ?? fake.reply_.toolCalls ?? []).map((call, index) => ({ type: 'tool_use' as const, id: `toolu_fake${index}_${++sequence}`, name: call.name, input: call.arguments }));
-  const inputTokens = countWords(textOfMessages(history, body.system));
+  // Anthropic counts cache reads and writes beside input_tokens, which then holds only the rest of the prompt.
+  const cacheRead = fake.reply_.cachedTokens ?? 0;
+  const cacheWrite = fake.reply_.cacheWriteTokens ?? 0;
+  const inputTokens = Math.max(0, countWords(textOfMessages(history, body.system)) - cacheRead - cacheWrite);
   const outputTokens = countWords(tools.length > 0 ? tools.map((t) => JSON.stringify(t.input)).join(' ') : text);
   const id = `msg_fake${++sequence}`;
   const model = String(body.model);
@@ -50,11 +53,11 @@ function messages(ctx: FakeContext): void {
   const content = tools.length > 0 ? tools : [{ type: 'text' as const, text }];
 
   if (body.stream !== true) {
-    return json(ctx, { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage: fake.usageWith({ input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: outputTokens, service_tier: 'standard' }) });
+    return json(ctx, { id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage: fake.usageWith({ input_tokens: inputTokens, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead, output_tokens: outputTokens, service_tier: 'standard' }) });
   }
   const sse = new FakeSse(ctx.res, fake.dropAfter, (value) => fake.serialize(value));
   const frames: { type: string; [key: string]: unknown }[] = [
-    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: fake.usageWith({ input_tokens: inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1, service_tier: 'standard' }) } },
+    { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: fake.usageWith({ input_tokens: inputTokens, cache_creation_input_tokens: cacheWrite, cache_read_input_tokens: cacheRead, output_tokens: 1, service_tier: 'standard' }) } },
   ];
   content.forEach((block, index) => {
     if (block.type === 'text') {

@@ -33,6 +33,15 @@ export interface ScriptedReply {
    * input of the tool its `tool_choice` forces (or, with `any`, of the last tool offered).
    */
   json?: unknown;
+  /**
+   * Prompt tokens served from the provider's prompt cache, reported in each provider's own field:
+   * OpenAI `prompt_tokens_details.cached_tokens` / `input_tokens_details.cached_tokens` and Gemini
+   * `cachedContentTokenCount` (both part of the prompt count), Anthropic `cache_read_input_tokens`
+   * (beside `input_tokens`, which then counts only the rest).
+   */
+  cachedTokens?: number;
+  /** Prompt tokens written to the cache: Anthropic's `cache_creation_input_tokens` (others have none). */
+  cacheWriteTokens?: number;
 }
 
 /** Every answer's bytes (headers with the first piece) go out `bytes` at a time, one piece per `intervalMs`. */

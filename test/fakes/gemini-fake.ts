@@ -41,7 +41,8 @@ function generate(ctx: FakeContext, model: string, stream: boolean): void {
   const calls = fake.reply_.toolCalls ?? [];
   const promptTokens = countWords(textOfMessages(contents.map((c) => c.parts), body?.systemInstruction?.parts));
   const outputTokens = countWords(calls.length > 0 ? calls.map((c) => JSON.stringify(c.arguments)).join(' ') : text);
-  const usageMetadata = fake.usageWith({ promptTokenCount: promptTokens, candidatesTokenCount: outputTokens, totalTokenCount: promptTokens + outputTokens });
+  const cached = fake.reply_.cachedTokens ? { cachedContentTokenCount: fake.reply_.cachedTokens } : {};
+  const usageMetadata = fake.usageWith({ promptTokenCount: promptTokens, candidatesTokenCount: outputTokens, totalTokenCount: promptTokens + outputTokens, ...cached });
   const base = { modelVersion: model, responseId: `fake${Date.now()}` };
   const parts = calls.length > 0 ? calls.map((call) => ({ functionCall: { name: call.name, args: call.arguments } })) : [{ text }];
   if (!stream) {
@@ -50,7 +51,7 @@ function generate(ctx: FakeContext, model: string, stream: boolean): void {
   const sse = new FakeSse(ctx.res, fake.dropAfter, (value) => fake.serialize(value));
   const frames: unknown[] = (calls.length > 0 ? parts.map((part) => [part]) : text.split(/(?<=\s)/).map((word) => [{ text: word }])).map((chunkParts) => ({
     candidates: [{ content: { parts: chunkParts, role: 'model' }, index: 0 }],
-    usageMetadata: { promptTokenCount: promptTokens, totalTokenCount: promptTokens },
+    usageMetadata: { promptTokenCount: promptTokens, totalTokenCount: promptTokens, ...cached },
     ...base,
   }));
   frames.push({ candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata, ...base });

@@ -49,7 +49,7 @@ function chat(ctx: FakeContext): void | Promise<void> {
   const toolCalls = (fake.reply_.toolCalls ?? []).map((call, index) => ({ id: `call_${index}_${++sequence}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
   const promptTokens = countWords(textOfMessages(messages));
   const completionTokens = countWords(toolCalls.length > 0 ? toolCalls.map((c) => c.function.arguments).join(' ') : text);
-  const usage = fake.usageWith({ prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens });
+  const usage = fake.usageWith({ prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: fake.reply_.cachedTokens ?? 0, audio_tokens: 0 } });
   const id = `chatcmpl-fake${++sequence}`;
   const created = Math.floor(Date.now() / 1000);
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : truncated ? 'length' : 'stop';
@@ -101,7 +101,7 @@ function responses(ctx: FakeContext): void {
   const lastUser = [...input].reverse().find((item) => item.role === 'user');
   const text = fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : []));
   const inputTokens = countWords(textOfMessages(input, body?.instructions));
-  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: countWords(text), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + countWords(text) };
+  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: fake.reply_.cachedTokens ?? 0 }, output_tokens: countWords(text), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + countWords(text) };
   const id = `resp_fake${++sequence}`;
   const itemId = `msg_fake${sequence}`;
   const model = String(body?.model ?? 'gpt-4o');

@@ -4,7 +4,7 @@ import connect from 'connect';
 import { tollgate } from '@tollgate/middleware';
 
 const gate = tollgate(
-  { keys: [{ key: 'tg-keyless-memory-key', org: 'acme' }], organizations: { acme: { wallet: 1 } } },
+  { keys: [{ key: 'tg-keyless-memory-key-0123456789abcdef', org: 'acme' }], organizations: { acme: { wallet: 1 } } },
   { logger: { info() {}, error() {} } },
 );
 await gate.ready();

@@ -22,7 +22,7 @@ describe('money and limits (contract §7.1, §7.2, §8)', () => {
       await start({ acme: { wallet: 10 } });
       assert.equal((await chat(stack.gateway.url, 'acme')).status, 200);
       const { keys, ...usage } = await stack.gateway.gate.admin.usage('acme');
-      assert.deepEqual(usage, { wallet: 10 - ONE_CALL_USD, paymentMethod: false, includedRemaining: 0, resetAt: null, requests: 1, inputTokens: 3, outputTokens: 4, costUsd: ONE_CALL_USD, inFlight: 0 });
+      assert.deepEqual(usage, { wallet: 10 - ONE_CALL_USD, paymentMethod: false, includedRemaining: 0, resetAt: null, requests: 1, inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: ONE_CALL_USD, inFlight: 0 });
       assert.deepEqual(Object.values(keys ?? {}), [{ requests: 1, inputTokens: 3, outputTokens: 4, costUsd: ONE_CALL_USD, budgetRemaining: null, budgetResetAt: null, inFlight: 0 }]);
     });
 

@@ -32,7 +32,18 @@ const families = [
   { name: 'Anthropic messages stream', fake: 'anthropic', field: 'output_tokens', path: '/v1/messages', body: messagesBody, stream: true },
   { name: 'Anthropic through chat', fake: 'anthropic', field: 'input_tokens', path: '/v1/chat/completions', body: { ...chatBody, model: 'claude' }, stream: false },
   { name: 'Gemini through chat', fake: 'gemini', field: 'candidatesTokenCount', path: '/v1/chat/completions', body: { ...chatBody, model: 'gemini' }, stream: false },
+  // The cached-prompt counts (i17-billing) pass the same boundary: a bad one makes the whole report no report.
+  { name: 'OpenAI chat cached tokens', fake: 'openai', field: 'prompt_tokens_details', path: '/v1/chat/completions', body: chatBody, stream: false },
+  { name: 'OpenAI chat stream cached tokens', fake: 'openai', field: 'prompt_tokens_details', path: '/v1/chat/completions', body: chatBody, stream: true },
+  { name: 'Anthropic messages cache reads', fake: 'anthropic', field: 'cache_read_input_tokens', path: '/v1/messages', body: messagesBody, stream: false },
+  { name: 'Anthropic messages stream cache writes', fake: 'anthropic', field: 'cache_creation_input_tokens', path: '/v1/messages', body: messagesBody, stream: true },
+  { name: 'Gemini through chat cached tokens', fake: 'gemini', field: 'cachedContentTokenCount', path: '/v1/chat/completions', body: { ...chatBody, model: 'gemini' }, stream: false },
 ] as const;
+
+/** OpenAI's cached count sits inside `prompt_tokens_details`; the other fields are the count itself. */
+function poisonedValue(field: string, raw: string): string {
+  return field === 'prompt_tokens_details' ? `{"cached_tokens":${raw}}` : raw;
+}
 
 for (const storeKind of ['memory', 'redis'] as const) {
   describe(`poisoned provider usage (issue 15 item 2, ${storeKind} store)`, function () {
@@ -81,7 +92,7 @@ for (const storeKind of ['memory', 'redis'] as const) {
     for (const family of families) {
       for (const [what, raw] of Object.entries(POISON)) {
         it(`${family.name}: ${what} in ${family.field} answers 200 and bills the tokenizer's count`, async () => {
-          fakes[family.fake].poisonUsage({ [family.field]: raw });
+          fakes[family.fake].poisonUsage({ [family.field]: poisonedValue(family.field, raw) });
           const body = { ...family.body, stream: family.stream };
           const response = await fetch(gateway.url + family.path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(body) });
           const text = await response.text();
@@ -94,6 +105,8 @@ for (const storeKind of ['memory', 'redis'] as const) {
           assert.equal(usage.requests, 1, 'billed once');
           assert.equal(usage.inputTokens, estimateInputTokens(family.body), 'input counted with the tokenizer');
           assert.equal(usage.outputTokens, countTokens(REPLY), 'output counted with the tokenizer');
+          assert.equal(usage.cachedInputTokens, 0, 'no cache reads billed from a rejected report');
+          assert.equal(usage.cacheWriteTokens, 0, 'no cache writes billed from a rejected report');
           assert.ok(Number.isFinite(usage.wallet) && usage.wallet < 10 && usage.wallet > 9.99, `wallet ${usage.wallet}`);
           assert.ok(logged.some((line) => line.includes('not token counts')), `logged: ${logged.join(' | ')}`);
         });
@@ -124,8 +137,15 @@ for (const storeKind of ['memory', 'redis'] as const) {
             await assert.rejects(client.eval(settleScript, keys.length, ...keys, ...argv(bad)));
             assert.notEqual(await client.zscore('{t}:slots', 'x'), null, `the lease is still held after ${bad}`);
           }
+          // The cache counts appended by i17-billing (ARGV 16, 17) are checked by the same rule.
+          for (const bad of ['1e400', 'lots', '-5', '1.5']) {
+            await assert.rejects(client.eval(settleScript, keys.length, ...keys, ...argv('3'), bad, '0', '250000', '2500000'));
+            await assert.rejects(client.eval(settleScript, keys.length, ...keys, ...argv('3'), '0', bad, '250000', '2500000'));
+            assert.notEqual(await client.zscore('{t}:slots', 'x'), null, `the lease is still held after a cache count ${bad}`);
+          }
           assert.equal(await client.hget('{t}:bal', 'wallet'), '1000');
-          // A huge but integral charge is capped, not an error half-way through the script.
+          // A huge but integral charge is capped, not an error half-way through the script. Fifteen ARGVs, as
+          // a settlement spooled before cached tokens were billed: still taken (no cache counts, input rate).
           const cost = await client.eval(settleScript, keys.length, ...keys, ...argv('9007199254740991'));
           assert.equal(cost, 9007199254740991);
           assert.equal(await client.hget('{t}:bal', 'wallet'), String(1000 - 9007199254740991));

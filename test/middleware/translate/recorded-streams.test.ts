@@ -93,7 +93,7 @@ describe('recorded provider streams through the translators', () => {
   it('holds back the usage chunk from a chat client that did not ask for it, but still meters it', () => {
     const { translator, events } = replay('openai', 'chat', 'openai-chat-text');
     assert.ok(events.every((e) => (e.data as { usage?: unknown }).usage === undefined));
-    assert.deepEqual(translator.usage(), { inputTokens: 16, outputTokens: 300, reported: true });
+    assert.deepEqual(translator.usage(), { inputTokens: 16, outputTokens: 300, reported: true, cachedInputTokens: 0 });
   });
 
   it('passes the usage chunk to a chat client that asked with stream_options.include_usage', () => {

@@ -97,8 +97,14 @@ const model = z
     circuitBreaker: z.object({ failures: z.number().int().positive().default(3), coolDownMs: z.number().int().positive().default(30_000) }).strict().default({ failures: 3, coolDownMs: 30_000 }),
     kind: z.enum(['chat', 'embedding']).default('chat'),
     billing: z.enum(['wallet', 'included']).default('wallet'),
-    /** USD per million tokens. */
-    price: z.object({ input: z.number().nonnegative(), output: z.number().nonnegative().default(0) }).strict().default({ input: 0, output: 0 }),
+    /**
+     * USD per million tokens. `cachedInput` (prompt tokens read from the provider's cache) and
+     * `cacheWrite` (written to it) default to `input`, so a price without them bills as before.
+     */
+    price: z
+      .object({ input: z.number().nonnegative(), output: z.number().nonnegative().default(0), cachedInput: z.number().nonnegative().optional(), cacheWrite: z.number().nonnegative().optional() })
+      .strict()
+      .default({ input: 0, output: 0 }),
     maxOutputTokens: z.number().int().positive().optional(),
     params: z.record(z.string(), paramRule).default({}),
     /** Set by a config to remove a default-catalog alias. */

@@ -4,11 +4,12 @@ import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError, type ErrorName } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
 import { runIdempotently } from '../idempotency/index.js';
-import type { Admission, Policy, Usage } from '../policy/index.js';
+import type { Admission, Policy, RateLimitState, Usage } from '../policy/index.js';
 import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { RequestContext } from './request-context.js';
+import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
 
 /** A request that passed steps 1–5 and is ready to be adapted, admitted and sent upstream. */
 export interface ModelCall {
@@ -160,6 +161,9 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, firstByte
   };
   const { upstream } = call.ctx.runtime.gateway;
   const headers = adaptationHeaders(plan.adaptation);
+  // Only organizations with limits pay for these (values computed at admission, no store round trip).
+  const { limits } = meter;
+  if (limits) addRateLimitHeaders(headers, limits);
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
     firstByte();
@@ -193,7 +197,10 @@ function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): v
 async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
   const { body, usage } = plan.codec.response(answer.body, plan.target, plan.body);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
-  await meter.settle();
+  // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
+  // already on this path), so its cost is known and told; a stream's is not (its headers went first).
+  const charged = await meter.settle();
+  if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
   sendJson(call.ctx.res, 200, body, headers);
 }
 
@@ -268,7 +275,7 @@ function outputTextOf(body: unknown): string {
  * taken, since the provider's running count lags what was already delivered.
  */
 class Meter {
-  #usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  #usage: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 };
 
   constructor(
     /** The tokenizer's count of the prompt (memoized), asked only when the provider reports no input tokens or a stream's first event needs it. */
@@ -283,9 +290,14 @@ class Meter {
   /** The route that answered (`provider/model`), for the ledger line. */
   route: string | undefined = undefined;
 
-  /** Settles what was recorded; the admission makes later calls no-ops. */
-  settle(): Promise<void> {
+  /** Settles what was recorded; the admission makes later calls no-ops. Resolves to the micro-dollars charged, if known. */
+  settle(): Promise<number | undefined> {
     return this.admission.settle(this.#usage, this.route);
+  }
+
+  /** The rate-limit windows after admission, for the success headers; undefined without rpm/tpm limits. */
+  get limits(): RateLimitState | undefined {
+    return this.admission.limits;
   }
 
   record(seen: SeenUsage, text: string, finished: boolean): void {
@@ -293,10 +305,14 @@ class Meter {
       this.#rejectionLogged = true;
       this.reportRejected(seen.rejected);
     }
-    const inputTokens = seen.reported && seen.inputTokens > 0 ? seen.inputTokens : this.promptTokens();
+    const providerCounted = seen.reported && seen.inputTokens > 0;
+    const inputTokens = providerCounted ? seen.inputTokens : this.promptTokens();
     // Tokenizing the output only when the provider's report cannot be taken as final: it costs per request.
     const outputTokens = seen.reported && finished ? seen.outputTokens : Math.max(seen.outputTokens, countTokens(text));
-    this.#usage = { inputTokens, outputTokens };
+    // Cache reads and writes are parts of the provider's prompt count; without that count there are none.
+    this.#usage = providerCounted
+      ? { inputTokens, outputTokens, cachedInputTokens: seen.cachedInputTokens ?? 0, cacheWriteTokens: seen.cacheWriteTokens ?? 0 }
+      : { inputTokens, outputTokens, cachedInputTokens: 0, cacheWriteTokens: 0 };
   }
 
   usage(): Usage {

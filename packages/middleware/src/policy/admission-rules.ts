@@ -1,7 +1,7 @@
 import type { OrganizationConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import type { OrgBalances, OrgWindows, WindowTicket } from './org-state.js';
-import { costMicros, usdToMicros, type Micros } from './money.js';
+import { costMicros, usdToMicros, type BilledTokens, type Micros } from './money.js';
 import type { AdmissionRequest, Usage } from './policy-types.js';
 
 export type Limits = OrganizationConfig['limits'];
@@ -109,13 +109,19 @@ export function recordInWindows(limits: Limits, windows: OrgWindows, request: Ad
   return { tokenSecond, estimatedTokens: request.estimatedInputTokens, reservedMicros: reservation };
 }
 
-/** What a settlement charges: included tokens first (input, then output), the rest to the wallet at the model price. */
-export function chargeFor(org: OrganizationConfig, balances: OrgBalances, request: Pick<AdmissionRequest, 'billing' | 'price'>, usage: Usage): { includedTokens: number; costMicros: number } {
+/**
+ * What a settlement charges: included tokens first (input, then output), the rest to the wallet at the
+ * model price. The allowance covers plain prompt tokens before cache writes and cache reads, so what
+ * overflows it is billed from the cheapest prompt tokens up (the Redis settle script does the same).
+ */
+export function chargeFor(org: OrganizationConfig, balances: OrgBalances, request: Pick<AdmissionRequest, 'billing' | 'price'>, usage: BilledTokens): { includedTokens: number; costMicros: number } {
   if (request.billing === 'included' && org.included) {
     const remaining = Math.max(0, org.included.tokens - balances.includedUsed);
     const fromInput = Math.min(remaining, usage.inputTokens);
     const fromOutput = Math.min(remaining - fromInput, usage.outputTokens);
-    const overflow = { inputTokens: usage.inputTokens - fromInput, outputTokens: usage.outputTokens - fromOutput };
+    const inputOverflow = usage.inputTokens - fromInput;
+    const cachedOverflow = Math.min(usage.cachedInputTokens, inputOverflow);
+    const overflow = { inputTokens: inputOverflow, outputTokens: usage.outputTokens - fromOutput, cachedInputTokens: cachedOverflow, cacheWriteTokens: Math.min(usage.cacheWriteTokens, inputOverflow - cachedOverflow) };
     // Without a payment method there is no wallet to draw on: the request that crossed the line is not billed past it.
     const cost = balances.paymentMethod ? costMicros(overflow, request.price) : 0;
     return { includedTokens: fromInput + fromOutput, costMicros: cost };
@@ -124,18 +130,20 @@ export function chargeFor(org: OrganizationConfig, balances: OrgBalances, reques
 }
 
 /** Applies a settlement to balances and windows: the one place money moves for usage. */
-export function applySettlement(balances: OrgBalances, windows: OrgWindows, ticket: WindowTicket, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
+export function applySettlement(balances: OrgBalances, windows: OrgWindows, ticket: WindowTicket, usage: BilledTokens, charge: { includedTokens: number; costMicros: number }): void {
   chargeBalances(balances, usage, charge);
   releaseSlot(windows, ticket, usage.inputTokens + usage.outputTokens);
 }
 
 /** Moves a settlement's money and totals (also when the journal is replayed). */
-export function chargeBalances(balances: OrgBalances, usage: Usage, charge: { includedTokens: number; costMicros: number }): void {
+export function chargeBalances(balances: OrgBalances, usage: BilledTokens, charge: { includedTokens: number; costMicros: number }): void {
   balances.includedUsed += charge.includedTokens;
   balances.walletMicros -= charge.costMicros;
   balances.requests += 1;
   balances.inputTokens += usage.inputTokens;
   balances.outputTokens += usage.outputTokens;
+  balances.cachedInputTokens += usage.cachedInputTokens;
+  balances.cacheWriteTokens += usage.cacheWriteTokens;
   balances.costMicros += charge.costMicros;
 }
 

@@ -1,5 +1,6 @@
-export type { Policy, Admission, AdmissionRequest, Usage, AdminOperations, UsageReport } from './policy-types.js';
-export { usdToMicros, microsToUsd, costMicros } from './money.js';
+export type { Policy, Admission, AdmissionRequest, Usage, Price, AdminOperations, UsageReport } from './policy-types.js';
+export type { RateLimitState, WindowState } from './rate-limit-state.js';
+export { usdToMicros, microsToUsd, costMicros, billedTokens } from './money.js';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';

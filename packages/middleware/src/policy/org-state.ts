@@ -13,6 +13,9 @@ export interface OrgBalances {
   requests: number;
   inputTokens: number;
   outputTokens: number;
+  /** Parts of `inputTokens` read from / written to a prompt cache. */
+  cachedInputTokens: number;
+  cacheWriteTokens: number;
   costMicros: Micros;
 }
 
@@ -49,6 +52,8 @@ export function openingBalances(org: OrganizationConfig, now: number): OrgBalanc
     requests: 0,
     inputTokens: 0,
     outputTokens: 0,
+    cachedInputTokens: 0,
+    cacheWriteTokens: 0,
     costMicros: 0,
   };
 }

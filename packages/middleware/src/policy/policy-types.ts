@@ -1,10 +1,27 @@
 import type { Principal } from '../auth/index.js';
 import type { IdempotencyStore } from '../idempotency/index.js';
+import type { RateLimitState } from './rate-limit-state.js';
 
 /** Token counts as metered: the provider's report when there is one, else the tokenizer's count. */
 export interface Usage {
+  /** Every prompt token, cached or not. */
   inputTokens: number;
   outputTokens: number;
+  /** The part of `inputTokens` read from the provider's prompt cache (billed at `price.cachedInput`). */
+  cachedInputTokens?: number;
+  /** The part of `inputTokens` written to the provider's prompt cache (billed at `price.cacheWrite`). */
+  cacheWriteTokens?: number;
+}
+
+/**
+ * A model's prices in USD per million tokens. `cachedInput` and `cacheWrite` default to `input`, so a
+ * price without them bills cached prompt tokens as before.
+ */
+export interface Price {
+  input: number;
+  output: number;
+  cachedInput?: number;
+  cacheWrite?: number;
 }
 
 /** What admission needs to know about a model request (DESIGN pipeline steps 7–9). */
@@ -13,7 +30,7 @@ export interface AdmissionRequest {
   alias: string;
   billing: 'wallet' | 'included';
   /** USD per million tokens. */
-  price: { input: number; output: number };
+  price: Price;
   /** Prompt tokens estimated with the tokenizer, for the tokens-per-minute window and the reservation; 0 when neither needs it (no tpm limit, an unpriced prompt). */
   estimatedInputTokens: number;
   /** The output budget the request may spend (its max_tokens after clamping). */
@@ -25,11 +42,15 @@ export interface AdmissionRequest {
 /** A request that was let in: it holds a concurrency slot until settled. */
 export interface Admission {
   /**
-   * Settles actual usage once (later calls are ignored), appends one ledger entry (with the route that
-   * answered, `provider/model`, when there was one), corrects the
-   * tokens-per-minute window and releases the concurrency slot. Never throws.
+   * Settles actual usage once (later calls return the first call's promise), appends one ledger entry
+   * (with the route that answered, `provider/model`, when there was one), corrects the tokens-per-minute
+   * window and releases the concurrency slot. Never throws. Resolves to the micro-dollars charged to the
+   * wallet, or undefined when not known yet (a Redis store that could not be reached keeps the settlement
+   * to retry it).
    */
-  settle(usage: Usage, route?: string): Promise<void>;
+  settle(usage: Usage, route?: string): Promise<number | undefined>;
+  /** The rate-limit windows after this admission; undefined when the organization has no rpm/tpm limit. */
+  readonly limits?: RateLimitState;
 }
 
 /**
@@ -54,8 +75,13 @@ export interface UsageReport {
   /** ISO 8601 instant at which included tokens refill; null without an allowance. */
   resetAt: string | null;
   requests: number;
+  /** Every prompt token, cached or not. */
   inputTokens: number;
   outputTokens: number;
+  /** The part of `inputTokens` read from a prompt cache. */
+  cachedInputTokens: number;
+  /** The part of `inputTokens` written to a prompt cache. */
+  cacheWriteTokens: number;
   /** USD. */
   costUsd: number;
   /** Concurrency slots held right now by requests in flight. */

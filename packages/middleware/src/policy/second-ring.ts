@@ -16,6 +16,11 @@ export class SecondRing {
   #head = Number.NEGATIVE_INFINITY;
   #total = 0;
 
+  /** The newest second the window has moved to: where a new entry counts. */
+  get head(): number {
+    return this.#head;
+  }
+
   /** What the window counts now (after `advance`). */
   get total(): number {
     return this.#total;

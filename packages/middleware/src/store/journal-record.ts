@@ -11,5 +11,7 @@ export type JournalRecord =
 /**
  * One settlement: what the ledger files hold (and, before the ledger had files of its own, one kind of
  * journal line). `in`/`out` are tokens, `included` the tokens drawn from the allowance, `cost` micro-dollars.
+ * `cached`/`written` are the parts of `in` read from / written to a prompt cache (absent in lines written
+ * before they were billed apart, meaning 0).
  */
-export interface LedgerLine { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number; requestId?: string; route?: string }
+export interface LedgerLine { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number; requestId?: string; cached?: number; written?: number; route?: string }

@@ -5,18 +5,18 @@ import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot, reservationMicros } from '../policy/admission-rules.js';
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
-import { microsToUsd, usdToMicros } from '../policy/money.js';
+import { billedTokens, microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
 import { nextReset } from '../policy/allowance-period.js';
-import { settledCount } from './settled-count.js';
 import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import { rateLimitState } from '../policy/rate-limit-state.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { MemoryIdempotencyStore } from '../idempotency/index.js';
 import { emptyKeyState, keyDenial, keyUsageReport, recordKeyAdmission, refreshBudget, settleKey, type KeyState } from '../policy/key-rules.js';
 import type { KeyRecord } from '../auth/index.js';
-import type { JournalRecord } from './journal-record.js';
+import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { StoreFiles } from './store-files.js';
 import type { SnapshotState } from './store-snapshot.js';
 
@@ -99,9 +99,11 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     if (keyRefusal) throw keyRefusal;
     const ticket = recordAdmission(org, windows, request, now, reservation);
     const keyTicket = recordKeyAdmission(request.principal, keyState, request, now, reservation);
-    let settled: Promise<void> | undefined;
+    let settled: Promise<number | undefined> | undefined;
+    const head = Math.max(windows.requests.head, windows.tokens.head);
     return {
       settle: (usage: Usage, route?: string) => (settled ??= this.#settle(ticket, request, usage, keyTicket, route)),
+      limits: rateLimitState(org.limits, windows.requests.total, windows.tokens.total, head, now),
     };
   }
 
@@ -159,6 +161,8 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
       requests: balances.requests,
       inputTokens: balances.inputTokens,
       outputTokens: balances.outputTokens,
+      cachedInputTokens: balances.cachedInputTokens,
+      cacheWriteTokens: balances.cacheWriteTokens,
       costUsd: microsToUsd(balances.costMicros),
       inFlight: this.#windows.get(org)?.inFlight ?? 0,
       keys: this.#keyUsage(org),
@@ -198,40 +202,48 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
    * Never throws: it runs after the answer was given, so a failure here can only leak the slot or turn a
    * delivered answer into a 500 (issue 15). Whatever goes wrong frees the slot (the organization's and the
    * key's, with their reservations) and is logged.
+   * Resolves to the micro-dollars charged (the X-Service-Cost-Usd header), undefined when it failed.
    */
-  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, keyTicket: WindowTicket, route: string | undefined): Promise<void> {
+  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, keyTicket: WindowTicket, route: string | undefined): Promise<number | undefined> {
     const windows = this.#windows.get(request.principal.org)!;
     try {
-      await this.#charge(ticket, request, usage, windows, keyTicket, route);
+      return await this.#charge(ticket, request, usage, windows, keyTicket, route);
     } catch (error) {
       releaseSlot(windows, ticket, 0);
       releaseSlot(this.#keyState(request.principal.keyId).windows, keyTicket, 0);
       this.logger.error(`settlement of ${request.alias} for ${request.principal.org} failed; its slot is released, nothing was charged`, error);
+      return undefined;
     }
   }
 
-  async #charge(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows, keyTicket: WindowTicket, route: string | undefined): Promise<void> {
+  async #charge(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows, keyTicket: WindowTicket, route: string | undefined): Promise<number> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
     refreshAllowance(balances, config, this.clock.now());
-    const clean = { inputTokens: settledCount(usage.inputTokens), outputTokens: settledCount(usage.outputTokens) };
+    // Whole non-negative safe counts (settledCount's rule), cache parts clamped to the prompt (policy/money.ts).
+    const clean = billedTokens(usage);
     if (clean.inputTokens === 0 && clean.outputTokens === 0) {
       // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
       releaseSlot(windows, ticket, 0);
       settleKey(this.#keyState(request.principal.keyId), keyTicket, clean, 0);
-      return;
+      return 0;
     }
     const charge = chargeFor(config, balances, request, clean);
     applySettlement(balances, windows, ticket, clean, charge);
     const keyState = this.#keyState(request.principal.keyId);
     refreshBudget(keyState, request.principal, this.clock.now());
     settleKey(keyState, keyTicket, clean, charge.costMicros);
-    if (!this.#files) return;
+    if (!this.#files) return charge.costMicros;
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
     // is not taken back — the answer was already produced — but the operator is told what is missing
     // (StoreFiles.settle never rejects). The ledger's id is unique across restarts, unlike the admission's number.
-    await this.#files.settle({ t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId, route });
+    const line: LedgerLine = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId, route };
+    // Only when there were any, so a line without cached tokens reads as before (LedgerLine).
+    if (clean.cachedInputTokens > 0) line.cached = clean.cachedInputTokens;
+    if (clean.cacheWriteTokens > 0) line.written = clean.cacheWriteTokens;
+    await this.#files.settle(line);
+    return charge.costMicros;
   }
 
   async #record(record: JournalRecord): Promise<void> {
@@ -276,7 +288,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
       case 'open': {
         const config = this.config.organizations[record.org];
         if (this.#balances.has(record.org) || this.#dormant.has(record.org)) return; // the first opening wins, as HSETNX in Redis
-        if (!config) this.#dormant.set(record.org, { walletMicros: record.micros, paymentMethod: record.payment, includedUsed: 0, resetAt: null, requests: 0, inputTokens: 0, outputTokens: 0, costMicros: 0 });
+        if (!config) this.#dormant.set(record.org, { walletMicros: record.micros, paymentMethod: record.payment, includedUsed: 0, resetAt: null, requests: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, costMicros: 0 });
         else this.#balances.set(record.org, { ...openingBalances(config, record.at), walletMicros: record.micros, paymentMethod: record.payment });
         return;
       }
@@ -286,7 +298,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         if (!balances) return;
         // Replayed at its own instant, so usage of an earlier period does not count against this one.
         if (config) refreshAllowance(balances, config, record.at);
-        chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out }, { includedTokens: record.included, costMicros: record.cost });
+        chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out, cachedInputTokens: record.cached ?? 0, cacheWriteTokens: record.written ?? 0 }, { includedTokens: record.included, costMicros: record.cost });
         // The key's totals and its budget period's spend, replayed at the line's own instant.
         if (record.keyId) {
           const keyState = this.#keyState(record.keyId);

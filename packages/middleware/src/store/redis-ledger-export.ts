@@ -156,6 +156,9 @@ function ledgerLineOf(fields: string[]): LedgerLine[] {
   // Settlements spooled by a version without request ids wrote none.
   if (value.requestId) line.requestId = value.requestId;
   if (value.route) line.route = value.route;
+  // As the memory store writes them: only when there were any (older entries have none).
+  if (Number(value.cached) > 0) line.cached = Number(value.cached);
+  if (Number(value.written) > 0) line.written = Number(value.written);
   return [line];
 }
 

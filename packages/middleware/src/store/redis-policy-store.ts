@@ -6,10 +6,11 @@ import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { nextReset } from '../policy/allowance-period.js';
 import { declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
-import { microsToUsd, pricePerToken, usdToMicros } from '../policy/money.js';
+import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
 import type { WindowTicket } from '../policy/org-state.js';
 import { worstCaseMicros } from '../policy/admission-rules.js';
 import { keyBudgetSpent } from '../policy/key-rules.js';
+import { rateLimitState } from '../policy/rate-limit-state.js';
 import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -18,7 +19,6 @@ import { RedisIdempotencyStore } from './redis-idempotency-store.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
 import { keyKeys, orgKeys, type OrgKeys } from './redis-keys.js';
-import { settledCount } from './settled-count.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
 import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
@@ -205,7 +205,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 }, NOT_COUNTED);
       throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
     }
-    const [verdict, detail, keyDetail] = answer;
+    // The admit script answers billing's fields first, then the key's window second (redis-scripts.ts).
+    const [verdict, detail, requestsCounted, tokensCounted, head, keyDetail] = answer;
     switch (verdict) {
       case 'ok':
         break;
@@ -225,9 +226,12 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     }
     // The reservation is held and released in Redis (the settle script), not by this instance.
     const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens, reservedMicros: 0 };
-    let settled: Promise<void> | undefined;
+    let settled: Promise<number | undefined> | undefined;
     const keyTokenSecond = keyDetail ?? '';
-    return { settle: (usage: Usage, route?: string) => (settled ??= this.#settle(id, request, usage, ticket, keyTokenSecond, route)) };
+    return {
+      settle: (usage: Usage, route?: string) => (settled ??= this.#settle(id, request, usage, ticket, keyTokenSecond, route)),
+      limits: head ? rateLimitState(org.limits, Number(requestsCounted || 0), Number(tokensCounted || 0), Number(head), now) : undefined,
+    };
   }
 
   async close(): Promise<void> {
@@ -307,6 +311,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       requests: Number(bal.requests ?? 0),
       inputTokens: Number(bal.in ?? 0),
       outputTokens: Number(bal.out ?? 0),
+      cachedInputTokens: Number(bal.cachedIn ?? 0),
+      cacheWriteTokens: Number(bal.cacheWrite ?? 0),
       costUsd: microsToUsd(Number(bal.cost ?? 0)),
       inFlight,
       keys: await this.#keyUsage(org, now),
@@ -342,23 +348,29 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     return report;
   }
 
-  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = '', route = ''): Promise<void> {
+  /** Resolves to the micro-dollars charged, or undefined when Redis did not take it now (kept to retry). */
+  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = '', route = ''): Promise<number | undefined> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
     const kk = keyKeys(this.prefix, request.principal.org, request.principal.keyId);
     const now = this.clock.now();
+    const tokens = billedTokens(usage);
+    const rates = picoRates(request.price);
     const settlement: SpooledSettlement = {
       id,
       args: [
         k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
-        id, settledCount(usage.inputTokens), settledCount(usage.outputTokens), request.billing, org.included?.tokens ?? -1,
-        pricePerToken(request.price.input), pricePerToken(request.price.output), now, org.included ? nextReset(org.included, now) : '',
-        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '', keyTokenSecond, route,
+        id, tokens.inputTokens, tokens.outputTokens, request.billing, org.included?.tokens ?? -1,
+        rates.input, rates.output, now, org.included ? nextReset(org.included, now) : '',
+        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '',
+        // i17-billing's ARGVs (16–19) first, then i22's key window second and route (20, 21): redis-scripts.ts.
+        tokens.cachedInputTokens, tokens.cacheWriteTokens, rates.cachedInput, rates.cacheWrite, keyTokenSecond, route,
       ],
     };
     return this.redis.tollgateSettle(...settlement.args).then(
-      () => undefined,
-      () => this.#defer(settlement),
+      // -1: this admission was settled already (never charged twice): nothing charged now.
+      (cost) => Math.max(0, Number(cost)),
+      () => this.#defer(settlement).then(() => undefined),
     );
   }
 

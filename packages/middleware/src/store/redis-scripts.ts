@@ -137,8 +137,9 @@ end
  * KEYS: bal win slots revoked lapsed reservations keyState keyWin keySlots keyReservations.
  * ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs overdraftMicros worstCaseMicros
  * keyRpm keyTpm keyConc keyBudgetMicros keyNextReset.
- * Returns {'ok', second the organization's tokens count in (or ''), the key's (or '')} or a refusal.
- * Returns {'ok', second the tokens count in (or '')} or a refusal.
+ * Returns {'ok', second the organization's tokens count in (or ''), requests counted, tokens counted, window
+ * head second (these three '' when not limited; for the rate-limit headers), the key's tokens second (or '')}
+ * or a refusal.
  */
 export const admitScript = `${ringFunctions}${reservationFunctions}${keyCheckFunction}
 local now = tonumber(ARGV[1])
@@ -207,26 +208,32 @@ if tonumber(ARGV[15]) > 0 then
   redis.call('HINCRBY', KEYS[8], 'tt', est)
   keyTokenSecond = tostring(khead)
 end
+local requestsCounted = ''
 if rpm > 0 then
   redis.call('HINCRBY', KEYS[2], 'r' .. (head % RING), 1)
-  redis.call('HINCRBY', KEYS[2], 'rt', 1)
+  requestsCounted = tostring(redis.call('HINCRBY', KEYS[2], 'rt', 1))
 end
 local tokenSecond = ''
+local tokensCounted = ''
 if tpm > 0 then
   redis.call('HINCRBY', KEYS[2], 't' .. (head % RING), est)
-  redis.call('HINCRBY', KEYS[2], 'tt', est)
+  tokensCounted = tostring(redis.call('HINCRBY', KEYS[2], 'tt', est))
   tokenSecond = tostring(head)
 end
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[11]), ARGV[2])
-return {'ok', tokenSecond, keyTokenSecond}
+-- The windows' totals after this admission, for the rate-limit headers of its answer (no extra round trip).
+return {'ok', tokenSecond, requestsCounted, tokensCounted, tostring(head or ''), keyTokenSecond}
 `;
 
 /**
  * KEYS: bal win slots ledger lapsed reservations keyState keyWin keySlots keyReservations.
- * (ARGV[16], the key's window second, and ARGV[17], the route that answered, follow requestId; either may be
- * absent in a settlement spooled by an older version.)
+ * (ARGV[20], the key's window second, and ARGV[21], the route that answered, follow i17's cache ARGVs;
+ * either may be absent in a settlement spooled by an older version.)
  * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est
- * requestId (requestId may be absent in a settlement spooled by an older version).
+ * requestId cached written pricePicoCached pricePicoWrite (the last five may be absent in a settlement
+ * spooled by an older version: no id, no cached tokens). `cached`/`written` are parts of `in`, already
+ * clamped by policy/money.ts billedTokens; the allowance covers plain input before writes and reads,
+ * as policy/admission-rules.ts chargeFor does.
  * tokenSecond is the second the admission's estimate counts in ('' when none, or unknown): the
  * tokens-per-minute correction (actual − estimate) goes there while it is still in the window.
  * Returns the cost in micro-dollars, -1 when this admission was already settled (or never admitted), or
@@ -252,9 +259,15 @@ local now = tonumber(ARGV[8])
 local incTokens = tonumber(ARGV[5])
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 local refill = resetAt and resetAt ~= '' and now >= tonumber(resetAt)
+-- Absent in a settlement spooled by an older version: no cached tokens (and the input rate, below).
+local cachedT = count(ARGV[16] or '0')
+local writtenT = count(ARGV[17] or '0')
+if cachedT == nil or writtenT == nil then return redis.error_reply('tollgate: settlement counts must be non-negative safe integers') end
 local included = 0
 local chargeIn = inT
 local chargeOut = outT
+local chargeCached = cachedT
+local chargeWritten = writtenT
 if ARGV[4] == 'included' and incTokens >= 0 then
   local used = 0
   if not refill then used = tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0') end
@@ -264,11 +277,15 @@ if ARGV[4] == 'included' and incTokens >= 0 then
   included = fromIn + fromOut
   chargeIn = inT - fromIn
   chargeOut = outT - fromOut
-  if redis.call('HGET', KEYS[1], 'payment') ~= '1' then chargeIn = 0 chargeOut = 0 end
+  chargeCached = math.min(cachedT, chargeIn)
+  chargeWritten = math.min(writtenT, chargeIn - chargeCached)
+  if redis.call('HGET', KEYS[1], 'payment') ~= '1' then chargeIn = 0 chargeOut = 0 chargeCached = 0 chargeWritten = 0 end
 end
+local picoCached = tonumber(ARGV[18] or '') or tonumber(ARGV[6])
+local picoWrite = tonumber(ARGV[19] or '') or tonumber(ARGV[6])
 -- Exact ceiling to the micro-dollar: integers below 2^53 are exact in Lua's doubles, and so is % on them.
 -- Past that the cost is capped, as in policy/money.ts, so a balance stays an integer Redis can hold.
-local pico = chargeIn * tonumber(ARGV[6]) + chargeOut * tonumber(ARGV[7])
+local pico = (chargeIn - chargeCached - chargeWritten) * tonumber(ARGV[6]) + chargeCached * picoCached + chargeWritten * picoWrite + chargeOut * tonumber(ARGV[7])
 local cost = MAX
 if pico <= MAX then
   cost = (pico - pico % 1000000) / 1000000
@@ -290,7 +307,7 @@ if tokenSecond then
     redis.call('HINCRBY', KEYS[2], 'tt', delta)
   end
 end
-local keySecond = tonumber(ARGV[16] or '')
+local keySecond = tonumber(ARGV[20] or '')
 if keySecond then
   local head = tonumber(redis.call('HGET', KEYS[8], 'head') or '')
   if head and keySecond <= head and head - keySecond < 61 then
@@ -310,7 +327,9 @@ redis.call('HINCRBY', KEYS[1], 'wallet', int(-cost))
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
 redis.call('HINCRBY', KEYS[1], 'in', int(inT))
 redis.call('HINCRBY', KEYS[1], 'out', int(outT))
+if cachedT > 0 then redis.call('HINCRBY', KEYS[1], 'cachedIn', int(cachedT)) end
+if writtenT > 0 then redis.call('HINCRBY', KEYS[1], 'cacheWrite', int(writtenT)) end
 redis.call('HINCRBY', KEYS[1], 'cost', int(cost))
-redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', int(inT), 'out', int(outT), 'included', int(included), 'cost', int(cost), 'at', ARGV[8], 'requestId', ARGV[15] or '', 'route', ARGV[17] or '')
+redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', int(inT), 'out', int(outT), 'included', int(included), 'cost', int(cost), 'at', ARGV[8], 'requestId', ARGV[15] or '', 'cached', int(cachedT), 'written', int(writtenT), 'route', ARGV[21] or '')
 return cost
 `;

@@ -11,6 +11,9 @@ const balances = z.object({
   requests: z.number().int().nonnegative(),
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
+  /** Parts of inputTokens read from / written to a prompt cache (i17-billing); absent in older snapshots. */
+  cachedInputTokens: z.number().int().nonnegative().default(0),
+  cacheWriteTokens: z.number().int().nonnegative().default(0),
   costMicros: z.number().int(),
 });
 

@@ -1,4 +1,5 @@
 import { countOrNaN } from './usage-report.js';
+import { openaiCachedTokens } from './cached-prompt-tokens.js';
 import { stopReasonFromFinishReason } from './map-stop-reason.js';
 import type { AnthropicEvent, ChatChunk } from './wire-types.js';
 
@@ -21,6 +22,7 @@ export class ChatToMessagesStream {
   #finishReason: string | undefined;
   #inputTokens = 0;
   #outputTokens = 0;
+  #cachedInputTokens = 0;
 
   constructor(
     private readonly alias: string,
@@ -43,6 +45,7 @@ export class ChatToMessagesStream {
     if (chunk.usage) {
       this.#inputTokens = countOrNaN(chunk.usage.prompt_tokens);
       this.#outputTokens = countOrNaN(chunk.usage.completion_tokens);
+      this.#cachedInputTokens = openaiCachedTokens(chunk.usage);
     }
     const choice = chunk.choices[0];
     if (!choice) return events;
@@ -69,8 +72,8 @@ export class ChatToMessagesStream {
     return this.#finishReason !== undefined;
   }
 
-  get usage(): { inputTokens: number; outputTokens: number } {
-    return { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens };
+  get usage(): { inputTokens: number; outputTokens: number; cachedInputTokens: number } {
+    return { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens, cachedInputTokens: this.#cachedInputTokens };
   }
 
   finish(): AnthropicEvent[] {

@@ -1,4 +1,5 @@
 import { countOrNaN } from './usage-report.js';
+import { openaiCachedTokens } from './cached-prompt-tokens.js';
 import type { ChatCompletion } from './wire-types.js';
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesUsage } from './responses-wire.js';
 
@@ -25,7 +26,7 @@ export function chatToResponsesResponse(completion: ChatCompletion, alias: strin
     incomplete_details: incomplete ? { reason: choice?.finish_reason === 'length' ? 'max_output_tokens' : 'content_filter' } : null,
     output,
     output_text: text,
-    usage: responsesUsage(countOrNaN(completion.usage?.prompt_tokens ?? 0), countOrNaN(completion.usage?.completion_tokens ?? 0)),
+    usage: responsesUsage(countOrNaN(completion.usage?.prompt_tokens ?? 0), countOrNaN(completion.usage?.completion_tokens ?? 0), completion.usage ? openaiCachedTokens(completion.usage) : 0),
   };
 }
 
@@ -54,8 +55,9 @@ export function responseShell(id: string, alias: string, createdAt: number, requ
   };
 }
 
-export function responsesUsage(input: number, output: number): ResponsesUsage {
-  return { input_tokens: input, output_tokens: output, total_tokens: input + output, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
+/** `cached` is the part of `input` read from the provider's prompt cache (OpenAI's `input_tokens_details`). */
+export function responsesUsage(input: number, output: number, cached = 0): ResponsesUsage {
+  return { input_tokens: input, output_tokens: output, total_tokens: input + output, input_tokens_details: { cached_tokens: cached }, output_tokens_details: { reasoning_tokens: 0 } };
 }
 
 function responseIdOf(chatId: string): string {

@@ -1,4 +1,5 @@
 import { countOrNaN } from './usage-report.js';
+import { openaiCachedTokens } from './cached-prompt-tokens.js';
 import { responseShell, responsesUsage } from './chat-to-responses-response.js';
 import type { ResponsesEvent, ResponsesOutputItem, ResponsesResponse } from './responses-wire.js';
 import type { ChatChunk } from './wire-types.js';
@@ -22,7 +23,7 @@ export class ChatToResponsesStream {
   readonly #done: ResponsesOutputItem[] = [];
   readonly #callsByIndex = new Map<number, OpenItem & { kind: 'call' }>();
   #finishReason: string | undefined;
-  #usage = { input: 0, output: 0 };
+  #usage = { input: 0, output: 0, cached: 0 };
 
   constructor(
     private readonly alias: string,
@@ -36,7 +37,7 @@ export class ChatToResponsesStream {
       this.#response = responseShell(chunk.id.replace(/^chatcmpl-/, '').replace(/[^A-Za-z0-9_-]/g, ''), this.alias, this.createdAt, this.request);
       events.push(this.#event('response.created', { response: { ...this.#response } }), this.#event('response.in_progress', { response: { ...this.#response } }));
     }
-    if (chunk.usage) this.#usage = { input: countOrNaN(chunk.usage.prompt_tokens), output: countOrNaN(chunk.usage.completion_tokens) };
+    if (chunk.usage) this.#usage = { input: countOrNaN(chunk.usage.prompt_tokens), output: countOrNaN(chunk.usage.completion_tokens), cached: openaiCachedTokens(chunk.usage) };
     const choice = chunk.choices.find((c) => c.index === 0);
     if (!choice) return events;
     const { delta } = choice;
@@ -81,7 +82,7 @@ export class ChatToResponsesStream {
       incomplete_details: incomplete ? { reason: this.#finishReason === 'length' ? 'max_output_tokens' : 'content_filter' } : null,
       output: [...this.#done],
       output_text: text,
-      usage: responsesUsage(this.#usage.input, this.#usage.output),
+      usage: responsesUsage(this.#usage.input, this.#usage.output, this.#usage.cached),
     };
     events.push(this.#event(incomplete ? 'response.incomplete' : 'response.completed', { response }));
     return events;

@@ -1,4 +1,5 @@
 import { countOrNaN, sumOfCounts } from './usage-report.js';
+import { anthropicCacheReadTokens } from './cached-prompt-tokens.js';
 import { finishReasonFromStopReason, stopReasonFromFinishReason } from './map-stop-reason.js';
 import type { AnthropicBlock, ChatCompletion, ChatToolCall, MessagesResponse } from './wire-types.js';
 
@@ -28,7 +29,7 @@ export function messagesToChatResponse(message: MessagesResponse, alias: string,
         logprobs: null,
       },
     ],
-    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output, prompt_tokens_details: { cached_tokens: anthropicCacheReadTokens(message.usage) } },
   };
 }
 

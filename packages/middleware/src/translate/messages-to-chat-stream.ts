@@ -1,5 +1,7 @@
 import { countOrNaN } from './usage-report.js';
-import { inputTokensOf } from './convert-response.js';
+import { anthropicCacheReadTokens, anthropicCacheWriteTokens } from './cached-prompt-tokens.js';
+
+type AnthropicUsageFields = { input_tokens?: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null };
 import { finishReasonFromStopReason } from './map-stop-reason.js';
 import type { AnthropicEvent, ChatChunk, ChatChunkDelta, ChatUsage } from './wire-types.js';
 
@@ -17,6 +19,10 @@ export class MessagesToChatStream {
   #toolIndexByBlock = new Map<number, number>();
   #finishReason = 'stop';
   #usage: ChatUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  /** Anthropic's prompt parts as last reported: a message_delta may revise some and omit others. */
+  #plainInput = 0;
+  #cacheRead = 0;
+  #cacheWrite = 0;
 
   constructor(
     private readonly alias: string,
@@ -26,9 +32,10 @@ export class MessagesToChatStream {
   push(event: AnthropicEvent): ChatChunk[] {
     switch (event.type) {
       case 'message_start': {
-        const message = event.message as { id: string; usage?: { input_tokens?: number } };
+        const message = event.message as { id: string; usage?: AnthropicUsageFields };
         this.#id = `chatcmpl-${message.id}`;
-        this.#setUsage(inputTokensOf(message.usage ?? {}), 0);
+        this.#reviseInput(message.usage);
+        this.#setUsage(0);
         return [this.#chunk({ role: 'assistant', content: '' })];
       }
       case 'content_block_start': {
@@ -49,10 +56,11 @@ export class MessagesToChatStream {
       }
       case 'message_delta': {
         const delta = event.delta as { stop_reason?: string | null };
-        const usage = event.usage as { input_tokens?: number; output_tokens?: number } | undefined;
+        const usage = event.usage as (AnthropicUsageFields & { output_tokens?: number }) | undefined;
         this.#finishReason = finishReasonFromStopReason(delta.stop_reason);
         // message_delta may revise input tokens (recorded fixture anthropic-message-delta-input-tokens).
-        this.#setUsage(usage?.input_tokens === undefined ? this.#usage.prompt_tokens : countOrNaN(usage.input_tokens), usage?.output_tokens === undefined ? this.#usage.completion_tokens : countOrNaN(usage.output_tokens));
+        this.#reviseInput(usage);
+        this.#setUsage(usage?.output_tokens === undefined ? this.#usage.completion_tokens : countOrNaN(usage.output_tokens));
         return [];
       }
       case 'message_stop': {
@@ -71,8 +79,21 @@ export class MessagesToChatStream {
     return this.#usage;
   }
 
-  #setUsage(input: number, output: number): void {
-    this.#usage = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
+  get cacheWriteTokens(): number {
+    return this.#cacheWrite;
+  }
+
+  #reviseInput(usage: AnthropicUsageFields | undefined): void {
+    if (!usage) return;
+    this.#plainInput = usage.input_tokens === undefined ? this.#plainInput : countOrNaN(usage.input_tokens);
+    if (usage.cache_read_input_tokens != null) this.#cacheRead = anthropicCacheReadTokens(usage);
+    if (usage.cache_creation_input_tokens != null) this.#cacheWrite = anthropicCacheWriteTokens(usage);
+  }
+
+  /** Every prompt token in `prompt_tokens`, the cache reads also in OpenAI's `cached_tokens` (the metering reads them there). */
+  #setUsage(output: number): void {
+    const input = this.#plainInput + this.#cacheRead + this.#cacheWrite;
+    this.#usage = { prompt_tokens: input, completion_tokens: output, total_tokens: input + output, prompt_tokens_details: { cached_tokens: this.#cacheRead } };
   }
 
   #chunk(delta: ChatChunkDelta, finishReason: string | null = null): ChatChunk {

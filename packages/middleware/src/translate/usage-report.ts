@@ -3,6 +3,9 @@ export interface UsageSeen {
   inputTokens: number;
   outputTokens: number;
   reported: boolean;
+  /** The parts of `inputTokens` read from / written to the provider's prompt cache (absent: none). */
+  cachedInputTokens?: number;
+  cacheWriteTokens?: number;
   /** Why a report was ignored, when it held something that is not a token count. */
   rejected?: string;
 }
@@ -58,8 +61,20 @@ export function sumOfCounts(...values: unknown[]): number | undefined {
  */
 export function checkedUsage<Seen extends UsageSeen>(seen: Seen): Seen | UsageSeen {
   if (!seen.reported) return seen;
-  if (tokenCount(seen.inputTokens) !== undefined && tokenCount(seen.outputTokens) !== undefined) return seen;
-  return { inputTokens: 0, outputTokens: 0, reported: false, rejected: `input ${describe(seen.inputTokens)}, output ${describe(seen.outputTokens)}` };
+  if (tokenCount(seen.inputTokens) !== undefined && tokenCount(seen.outputTokens) !== undefined && optionalCount(seen.cachedInputTokens) && optionalCount(seen.cacheWriteTokens)) return seen;
+  // A bad cache count rejects the whole report, like a bad prompt count: the cache parts are parts of the
+  // prompt, so a report that cannot say them cannot be trusted to bill the prompt either (README "Prices").
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    reported: false,
+    rejected: `input ${describe(seen.inputTokens)}, output ${describe(seen.outputTokens)}, cached ${describe(seen.cachedInputTokens)}, written ${describe(seen.cacheWriteTokens)}`,
+  };
+}
+
+/** An absent cache count is none; a present one must be a count. */
+function optionalCount(value: number | undefined): boolean {
+  return value === undefined || tokenCount(value) !== undefined;
 }
 
 /** A bounded, printable rendering of a rejected value, for the log line. */

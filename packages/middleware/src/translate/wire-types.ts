@@ -35,6 +35,8 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** OpenAI's breakdown: `cached_tokens` are part of `prompt_tokens` (also set by translations from other providers). */
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
 }
 
 export interface ChatCompletion extends Json {

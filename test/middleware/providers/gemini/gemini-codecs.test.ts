@@ -61,7 +61,7 @@ describe('Gemini codecs on recorded Google responses', () => {
     assert.equal(choice.message.tool_calls[0]!.function.name, 'weather');
     assert.deepEqual(JSON.parse(choice.message.tool_calls[0]!.function.arguments), { location: 'San Francisco' });
     // Thinking tokens are output Google bills: 15 candidates + 893 thoughts.
-    assert.deepEqual(usage, { inputTokens: 29, outputTokens: 908, reported: true });
+    assert.deepEqual(usage, { inputTokens: 29, outputTokens: 908, reported: true, cachedInputTokens: 0 });
   });
 
   it('keeps the thought signature in the tool-call id and sends it back with the call on the next turn', () => {

@@ -1,4 +1,4 @@
-import { MessagesToChatStream, chatToMessagesRequest, endsMessagesStream, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { MessagesToChatStream, chatToMessagesRequest, openaiCachedTokens, endsMessagesStream, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { messagesUsage } from './messages-codec.js';
 import { AnswerToolUnwrapper, answerToolName, unwrapAnswer, withAnswerTool } from './answer-tool.js';
@@ -52,7 +52,7 @@ class MessagesToChatTranslator implements StreamTranslator {
 
   usage(): SeenUsage {
     const usage = this.#translate.usage;
-    return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: this.#reported };
+    return { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: this.#reported, cachedInputTokens: openaiCachedTokens(usage), cacheWriteTokens: this.#translate.cacheWriteTokens };
   }
 
   text(): string {

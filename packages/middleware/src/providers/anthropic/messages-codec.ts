@@ -1,4 +1,4 @@
-import { countOrNaN, endsMessagesStream, inputTokensOf, type AnthropicEvent, type MessagesResponse } from '../../translate/index.js';
+import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, endsMessagesStream, inputTokensOf, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
 
@@ -43,13 +43,12 @@ export class MessagesRelayStream implements StreamTranslator {
     if (data.type === 'message_start') {
       const message = data.message as MessagesResponse;
       data.message = { ...message, model: this.alias };
-      this.#usage = { inputTokens: inputTokensOf(message.usage ?? {}), outputTokens: countOrNaN(message.usage?.output_tokens ?? 0), reported: true };
+      this.#usage = messagesUsage(message.usage ?? { input_tokens: 0, output_tokens: 0 });
     } else if (data.type === 'content_block_delta') {
       const delta = data.delta as { text?: string; partial_json?: string };
       this.#text += delta.text ?? delta.partial_json ?? '';
     } else if (data.type === 'message_delta') {
-      const usage = data.usage as { input_tokens?: number; output_tokens?: number } | undefined;
-      this.#usage = { inputTokens: usage?.input_tokens === undefined ? this.#usage.inputTokens : countOrNaN(usage.input_tokens), outputTokens: usage?.output_tokens === undefined ? this.#usage.outputTokens : countOrNaN(usage.output_tokens), reported: true };
+      this.#usage = revisedUsage(this.#usage, data.usage as Partial<AnthropicUsage> | undefined);
     } else if (endsMessagesStream(data)) {
       this.#stopped = true;
     } else if (data.type === 'error') {
@@ -73,7 +72,20 @@ export class MessagesRelayStream implements StreamTranslator {
   }
 }
 
+/** Anthropic's usage as metered: every prompt token in `inputTokens` (cache reads and writes too), those two apart as well. */
 export function messagesUsage(usage: MessagesResponse['usage'] | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: inputTokensOf(usage), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true };
+  return { inputTokens: inputTokensOf(usage), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true, cachedInputTokens: anthropicCacheReadTokens(usage), cacheWriteTokens: anthropicCacheWriteTokens(usage) };
+}
+
+/**
+ * A message_delta's usage over message_start's: it may revise `input_tokens` (recorded fixture
+ * anthropic-message-delta-input-tokens) and the cache counts; what it leaves out keeps its earlier value.
+ */
+function revisedUsage(earlier: SeenUsage, usage: Partial<AnthropicUsage> | undefined): SeenUsage {
+  if (!usage) return earlier;
+  const cacheRead = usage.cache_read_input_tokens == null ? (earlier.cachedInputTokens ?? 0) : anthropicCacheReadTokens(usage);
+  const cacheWrite = usage.cache_creation_input_tokens == null ? (earlier.cacheWriteTokens ?? 0) : anthropicCacheWriteTokens(usage);
+  const plain = usage.input_tokens !== undefined ? countOrNaN(usage.input_tokens) : earlier.inputTokens - (earlier.cachedInputTokens ?? 0) - (earlier.cacheWriteTokens ?? 0);
+  return { inputTokens: plain + cacheRead + cacheWrite, outputTokens: usage.output_tokens !== undefined ? countOrNaN(usage.output_tokens) : earlier.outputTokens, reported: true, cachedInputTokens: cacheRead, cacheWriteTokens: cacheWrite };
 }

@@ -1,5 +1,4 @@
-import { countOrNaN, sumOfCounts } from '../../translate/index.js';
-import type { ChatRequest } from '../../translate/index.js';
+import { countOrNaN, geminiCachedTokens, openaiCachedTokens, sumOfCounts, type ChatRequest } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { chatToGeminiRequest } from './chat-to-gemini-request.js';
 import type { GeminiResponse } from './gemini-wire.js';
@@ -35,7 +34,7 @@ export function geminiGeneratePath(target: RouteTarget, stream: boolean): string
 export function geminiUsage(response: GeminiResponse): SeenUsage {
   const usage = response.usageMetadata;
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: countOrNaN(usage.promptTokenCount ?? 0), outputTokens: sumOfCounts(usage.candidatesTokenCount, usage.thoughtsTokenCount) ?? Number.NaN, reported: true };
+  return { inputTokens: countOrNaN(usage.promptTokenCount ?? 0), outputTokens: sumOfCounts(usage.candidatesTokenCount, usage.thoughtsTokenCount) ?? Number.NaN, reported: true, cachedInputTokens: geminiCachedTokens(usage) };
 }
 
 /** Gemini SSE → chat chunks; the stream finished only if every candidate sent a finishReason. */
@@ -58,7 +57,7 @@ export class GeminiChatTranslator implements StreamTranslator {
 
   usage(): SeenUsage {
     const usage = this.#translate.usage;
-    return usage ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: true } : { inputTokens: 0, outputTokens: 0, reported: false };
+    return usage ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: true, cachedInputTokens: openaiCachedTokens(usage) } : { inputTokens: 0, outputTokens: 0, reported: false };
   }
 
   text(): string {

@@ -1,5 +1,4 @@
-import { countOrNaN, sumOfCounts } from '../../translate/index.js';
-import type { ChatCompletion, ChatToolCall, ChatUsage } from '../../translate/index.js';
+import { countOrNaN, geminiCachedTokens, sumOfCounts, type ChatCompletion, type ChatToolCall, type ChatUsage } from '../../translate/index.js';
 import type { GeminiCandidate, GeminiFunctionCall, GeminiPart, GeminiResponse, GeminiUsage } from './gemini-wire.js';
 import { finishReasonFromGemini } from './map-finish-reason.js';
 
@@ -69,5 +68,8 @@ export function thoughtSignatureOf(toolCallId: string): string | undefined {
 export function geminiChatUsage(usage: GeminiUsage | undefined): ChatUsage {
   const prompt = countOrNaN(usage?.promptTokenCount ?? 0);
   const completion = sumOfCounts(usage?.candidatesTokenCount, usage?.thoughtsTokenCount) ?? Number.NaN;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  const cached = geminiCachedTokens(usage ?? {});
+  // In OpenAI's own field, so a chat client sees it and the metering reads it back (openaiCachedTokens);
+  // a bad count stays NaN (JSON null) so the metering rejects the report (translate/usage-report.ts).
+  return cached !== 0 ? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } } : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }

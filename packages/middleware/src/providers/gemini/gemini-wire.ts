@@ -35,6 +35,8 @@ export interface GeminiUsage {
   promptTokenCount?: number;
   candidatesTokenCount?: number;
   thoughtsTokenCount?: number;
+  /** The part of `promptTokenCount` served from a context cache. */
+  cachedContentTokenCount?: number;
   totalTokenCount?: number;
 }
 

@@ -1,4 +1,4 @@
-import { ChatToMessagesStream, chatToMessagesResponse, messagesToChatRequest, type MessagesRequest } from '../../translate/index.js';
+import { ChatToMessagesStream, chatToMessagesResponse, openaiCachedTokens, messagesToChatRequest, type MessagesRequest } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { geminiGeneratePath, geminiUsage } from './chat-codec.js';
 import { chatToGeminiRequest } from './chat-to-gemini-request.js';
@@ -45,7 +45,7 @@ class GeminiToMessagesTranslator implements StreamTranslator {
 
   usage(): SeenUsage {
     const usage = this.#toChat.usage;
-    return usage ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: true } : { inputTokens: 0, outputTokens: 0, reported: false };
+    return usage ? { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens, reported: true, cachedInputTokens: openaiCachedTokens(usage) } : { inputTokens: 0, outputTokens: 0, reported: false };
   }
 
   text(): string {

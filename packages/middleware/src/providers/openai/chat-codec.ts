@@ -1,4 +1,4 @@
-import { countOrNaN, endsChatStream, type ChatChunk, type ChatCompletion } from '../../translate/index.js';
+import { countOrNaN, endsChatStream, openaiCachedTokens, type ChatChunk, type ChatCompletion } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { openaiChatParams } from './params.js';
 
@@ -67,7 +67,7 @@ export class ChatRelayStream implements StreamTranslator {
   }
 }
 
-export function chatUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): SeenUsage {
+export function chatUsage(usage: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number | null } | null } | null | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: countOrNaN(usage.prompt_tokens ?? 0), outputTokens: countOrNaN(usage.completion_tokens ?? 0), reported: true };
+  return { inputTokens: countOrNaN(usage.prompt_tokens ?? 0), outputTokens: countOrNaN(usage.completion_tokens ?? 0), reported: true, cachedInputTokens: openaiCachedTokens(usage) };
 }

@@ -1,4 +1,4 @@
-import { countOrNaN, endsResponsesStream, type ResponsesEvent, type ResponsesResponse } from '../../translate/index.js';
+import { countOrNaN, endsResponsesStream, openaiCachedTokens, type ResponsesEvent, type ResponsesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { openaiResponsesParams } from './params.js';
 
@@ -57,7 +57,7 @@ export class ResponsesRelayStream implements StreamTranslator {
   }
 }
 
-export function responsesSeenUsage(usage: { input_tokens?: number; output_tokens?: number } | null | undefined): SeenUsage {
+export function responsesSeenUsage(usage: { input_tokens?: number; output_tokens?: number; input_tokens_details?: { cached_tokens?: number | null } | null } | null | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: countOrNaN(usage.input_tokens ?? 0), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true };
+  return { inputTokens: countOrNaN(usage.input_tokens ?? 0), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true, cachedInputTokens: openaiCachedTokens(usage) };
 }
