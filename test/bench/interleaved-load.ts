@@ -10,6 +10,8 @@ export interface Scenario {
   url: string;
   headers?: Record<string, string>;
   body: string;
+  /** Headers that change per request (an Idempotency-Key per request). */
+  perRequestHeaders?: () => Record<string, string>;
 }
 
 export interface Measured {
@@ -32,7 +34,10 @@ export async function interleavedLoad(scenarios: Scenario[], options: { rounds: 
   const samples = scenarios.map(() => [] as { rps: number; p50: number; p99: number }[]);
   for (let round = -1; round < options.rounds; round++) {
     for (const [i, scenario] of scenarios.entries()) {
-      const result = await autocannon({ url: scenario.url, method: 'POST', connections: CONNECTIONS, duration: options.seconds, headers: { 'content-type': 'application/json', ...scenario.headers }, body: scenario.body });
+      const headers = { 'content-type': 'application/json', ...scenario.headers };
+      const perRequest = scenario.perRequestHeaders;
+      const requests: autocannon.Request[] | undefined = perRequest ? [{ method: 'POST', setupRequest: (req: autocannon.Request) => ({ ...req, headers: { ...headers, ...perRequest() } }) }] : undefined;
+      const result = await autocannon({ url: scenario.url, method: 'POST', connections: CONNECTIONS, duration: options.seconds, headers, body: scenario.body, ...(requests ? { requests } : {}) });
       if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
       if (round >= 0) samples[i]!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
     }

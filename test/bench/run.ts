@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark in one run on this machine, printed as one Markdown report.
+import { beyondBench } from './beyond-bench.js';
 import { gatewayBench } from './gateway-bench.js';
 import { observeBench } from './observe-bench.js';
 import { policyBench } from './policy-bench.js';
@@ -7,7 +8,7 @@ import { sqlDurableBench } from './sql-durable-bench.js';
 import { sqlPostgresBench } from './sql-postgres-bench.js';
 
 const sections = [];
-for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['sql on postgres', sqlPostgresBench], ['gateway', gatewayBench], ['policy', policyBench], ['metrics overhead', observeBench]] as const) {
+for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['sql on postgres', sqlPostgresBench], ['gateway', gatewayBench], ['policy', policyBench], ['metrics overhead', observeBench], ['reservations and idempotency', beyondBench]] as const) {
   process.stderr.write(`running the ${name} benchmark…\n`);
   sections.push(await bench());
 }

@@ -41,14 +41,18 @@ function chat(ctx: FakeContext): void | Promise<void> {
   const messages = (body?.messages ?? []) as { role: string; content: unknown }[];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const structured = body?.response_format?.type === 'json_schema' || body?.response_format?.type === 'json_object';
-  const text = structured && fake.reply_.json !== undefined ? JSON.stringify(fake.reply_.json) : (fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : [])));
+  const whole = structured && fake.reply_.json !== undefined ? JSON.stringify(fake.reply_.json) : (fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : [])));
+  // As OpenAI does: generation stops at the output budget, with finish_reason "length" (one word = one token here).
+  const budget = typeof body?.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body?.max_tokens === 'number' ? body.max_tokens : undefined;
+  const truncated = budget !== undefined && countWords(whole) > budget;
+  const text = truncated ? whole.split(/\s+/).filter(Boolean).slice(0, budget).join(' ') : whole;
   const toolCalls = (fake.reply_.toolCalls ?? []).map((call, index) => ({ id: `call_${index}_${++sequence}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
   const promptTokens = countWords(textOfMessages(messages));
   const completionTokens = countWords(toolCalls.length > 0 ? toolCalls.map((c) => c.function.arguments).join(' ') : text);
   const usage = fake.usageWith({ prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: fake.reply_.cachedTokens ?? 0, audio_tokens: 0 } });
   const id = `chatcmpl-fake${++sequence}`;
   const created = Math.floor(Date.now() / 1000);
-  const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+  const finishReason = toolCalls.length > 0 ? 'tool_calls' : truncated ? 'length' : 'stop';
   const model = String(body?.model ?? 'gpt-4o');
 
   if (body?.stream !== true && fake.reply_.answerBytes !== undefined) {

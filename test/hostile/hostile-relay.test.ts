@@ -12,7 +12,9 @@ function configFor(openaiBaseUrl: string, extra: Record<string, unknown> = {}) {
   return {
     defaultCatalog: false,
     keys: [{ key: TEST_KEY, org: 'acme' }],
-    organizations: { acme: { wallet: 0.000001 } },
+    // The overdraft admits all 50 (each reserves its worst case, ~0.041 USD: README "Reservations"); the endless
+    // fake ignores the output budget, so what they stream costs more than was reserved.
+    organizations: { acme: { wallet: 0.000001, overdraft: 3 } },
     providers: { openai: { kind: 'openai' as const, baseUrl: openaiBaseUrl, apiKey: 'sk-fake-openai', retryBaseMs: 1 } },
     models: { gpt: { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 2.5, output: 10 } } },
     ...extra,

@@ -21,7 +21,9 @@ const retryableStatuses = new Set([500, 502, 503, 504]);
 export function retryDelay(error: TollgateError, attempt: number, messagesEndpoint: boolean, options: RetryOptions, random: () => number): number | undefined {
   if (error instanceof AllowanceExhaustedError) return undefined; // rule 2: waiting does not help
   const isRateLimit = error.status === 429;
-  if (!isRateLimit && !retryableStatuses.has(error.status)) return undefined; // rule 3: 400, 401, 402, 404, 422
+  // The same Idempotency-Key still running (after a lost connection): its answer comes once it finishes.
+  const keyInUse = error.status === 409 && error.code === 'idempotency_key_in_use';
+  if (!isRateLimit && !keyInUse && !retryableStatuses.has(error.status)) return undefined; // rule 3: 400, 401, 402, 404, 422
   const limit = messagesEndpoint && isRateLimit ? options.messagesMaxRetries : options.maxRetries;
   if (attempt >= limit) return undefined;
   const backoff = random() * Math.min(options.maxMs, options.baseMs * 2 ** attempt); // full jitter

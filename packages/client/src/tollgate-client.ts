@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Agent, request, type Dispatcher } from 'undici';
 import { classifyError } from './classify-error.js';
 import { OutcomeUnknownError, TollgateError } from './errors.js';
@@ -13,8 +14,10 @@ export interface TollgateClientOptions {
   /** Retries for a 429 on /v1/messages*, where an exhausted allowance looks like a rate limit; default 1. */
   messagesMaxRetries?: number;
   /**
-   * Retry model calls whose connection failed or timed out. Off by default: the request may have run and
-   * been metered, and no idempotency key exists (contract §7.3 rule 4).
+   * Retry calls whose connection failed or timed out. Off by default. Safe for model calls: each carries an
+   * `Idempotency-Key` (one per call, the same on every attempt), so a retry of a request that did run gets
+   * its answer replayed and is not billed again (Tollgate's README "Idempotency keys"). SQL has no key: a
+   * retried write may run twice.
    */
   retryConnectionFailures?: boolean;
   /** Per attempt, headers and body together; default 10 minutes. */
@@ -28,7 +31,12 @@ export interface TollgateClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** A model call's Idempotency-Key; by default a fresh one per call, kept across its retries. */
+  idempotencyKey?: string;
 }
+
+/** Model calls that run and bill: they carry an Idempotency-Key. */
+const idempotentPaths = new Set(['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1/embeddings']);
 
 /**
  * A typed client for both Tollgate services that follows the contract's retry rules (§7.3), raises typed
@@ -125,13 +133,15 @@ export class TollgateClient {
   /** One call with the retry rules of §7.3: attempts, backoff with full jitter, Retry-After as a floor. */
   async #send(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions, stream: boolean): Promise<Dispatcher.ResponseData> {
     const messagesEndpoint = path.startsWith('/v1/messages');
+    const headers = this.#headers(messagesEndpoint, body !== undefined);
+    if (idempotentPaths.has(path)) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
     for (let attempt = 0; ; attempt++) {
       let response: Dispatcher.ResponseData;
       try {
         response = await request(this.#options.baseUrl + path, {
           method,
           dispatcher: this.#options.dispatcher,
-          headers: this.#headers(messagesEndpoint, body !== undefined),
+          headers,
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.#options.timeoutMs)]) : AbortSignal.timeout(this.#options.timeoutMs),
         });
@@ -143,12 +153,12 @@ export class TollgateClient {
         }
         throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: {}, body: undefined, message: `No answer from Tollgate (${(error as Error).message}); the request may have run` }, { cause: error });
       }
-      const headers = flatten(response.headers);
-      const isStream = (headers['content-type'] ?? '').includes('text/event-stream');
+      const answered = flatten(response.headers);
+      const isStream = (answered['content-type'] ?? '').includes('text/event-stream');
       if (response.statusCode >= 200 && response.statusCode < 300 && isStream === stream) return response;
       const text = await response.body.text().catch(() => '');
       // contract §6.1 rule 1: a failure before output is a JSON answer, checked by Content-Type.
-      const error = response.statusCode < 300 ? new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers, body: text, message: `Expected ${stream ? 'a stream' : 'JSON'}, got ${headers['content-type'] ?? 'no content type'}` }) : classifyError(response.statusCode, headers, text);
+      const error = response.statusCode < 300 ? new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers: answered, body: text, message: `Expected ${stream ? 'a stream' : 'JSON'}, got ${answered['content-type'] ?? 'no content type'}` }) : classifyError(response.statusCode, answered, text);
       const delay = retryDelay(error, attempt, messagesEndpoint, this.#retry, this.#options.random);
       if (delay === undefined) throw error;
       await this.#options.sleep(delay, options.signal);

@@ -1,3 +1,4 @@
+import { RouteBoard } from './routing/index.js';
 import type { ParsedConfig } from './config/index.js';
 import { Catalog } from './catalog/index.js';
 import { UpstreamClient } from './upstream/index.js';
@@ -7,6 +8,8 @@ import type { RuntimeOptions } from './runtime.js';
 export class Gateway {
   readonly catalog: Catalog;
   readonly upstream: UpstreamClient;
+  /** Route health for the routing strategies and circuit breakers (README "Routing strategies"). */
+  readonly routes = new RouteBoard();
 
   constructor(parsed: ParsedConfig, options: Pick<RuntimeOptions, 'env'>) {
     this.catalog = new Catalog(parsed, options.env);

@@ -8,7 +8,7 @@ const gate = tollgate(
     keys: [{ key: 'tg-bench-key-0001-0123456789abcdef', org: 'bench' }],
     organizations: { bench: { wallet: 1_000_000 } },
     providers: { upstream: { kind: 'openai', baseUrl: process.env.UPSTREAM_URL!, apiKey: 'sk-bench' } },
-    models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: 1, output: 2 }, maxOutputTokens: 4096 } },
+    models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: Number(process.env.PRICE_INPUT ?? 1), output: 2 }, maxOutputTokens: 4096 } },
     store: { kind: 'memory' },
     // TOLLGATE_BENCH_METRICS=1: the same server with the Prometheus metrics on (observe-bench.ts).
     ...(process.env.TOLLGATE_BENCH_METRICS === '1' ? { metrics: { path: '/metrics', auth: 'none' as const } } : {}),

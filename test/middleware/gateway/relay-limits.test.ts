@@ -26,8 +26,10 @@ describe('relay limits: clients that stop reading and providers that never stop'
   });
 
   describe('a streaming client that stops reading, then disconnects (issue 15 item 1)', () => {
-    it('releases its concurrency slot and bills the output produced, so a $0.000001 wallet goes negative and the next call answers 402', async () => {
-      stack = await startStack({ organizations: { acme: { wallet: 0.000001 } } });
+    it('releases its concurrency slot and bills the output produced, so the wallet goes negative and the next call answers 402', async () => {
+      // 0.17 USD covers the reservation (16,384 output tokens at 10 USD per million); the endless fake
+      // ignores the output budget, so what it streams costs more than was reserved (README "Reservations").
+      stack = await startStack({ organizations: { acme: { wallet: 0.17 } } });
       stack.openai.reply({ text: ENDLESS_TEXT, endless: true });
       const socket = await openStalledRequest(stack.gateway.url, '/v1/chat/completions', TEST_KEY, { model: 'gpt', stream: true, messages: user('hi') });
       const streamed = await waitUntilStalled(() => stack.openai.streamedBytes);

@@ -21,8 +21,9 @@ describe('money and limits (contract §7.1, §7.2, §8)', () => {
     it('bills the provider-reported usage exactly, in integer micro-dollars', async () => {
       await start({ acme: { wallet: 10 } });
       assert.equal((await chat(stack.gateway.url, 'acme')).status, 200);
-      const usage = await stack.gateway.gate.admin.usage('acme');
+      const { keys, ...usage } = await stack.gateway.gate.admin.usage('acme');
       assert.deepEqual(usage, { wallet: 10 - ONE_CALL_USD, paymentMethod: false, includedRemaining: 0, resetAt: null, requests: 1, inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: ONE_CALL_USD, inFlight: 0 });
+      assert.deepEqual(Object.values(keys ?? {}), [{ requests: 1, inputTokens: 3, outputTokens: 4, costUsd: ONE_CALL_USD, budgetRemaining: null, budgetResetAt: null, inFlight: 0 }]);
     });
 
     it('answers 402 wallet_empty with X-Service-Reason and X-Service-Recovery-Url, and no Retry-After', async () => {
@@ -44,11 +45,13 @@ describe('money and limits (contract §7.1, §7.2, §8)', () => {
       assert.ok(sdkError instanceof Anthropic.APIError && sdkError.status === 402);
     });
 
-    it('lets the last request take the balance below zero, then blocks until a top-up', async () => {
+    it('refuses a request whose worst-case cost the wallet cannot cover, nothing charged, until a top-up', async () => {
       await start({ acme: { wallet: 0.00001 } });
-      assert.equal((await chat(stack.gateway.url, 'acme')).status, 200);
-      assert.ok((await stack.gateway.gate.admin.usage('acme')).wallet < 0);
-      assert.equal((await chat(stack.gateway.url, 'acme')).status, 402);
+      // Default output budget 4,096 tokens at 10 USD per million: about 0.04 USD reserved, more than the wallet.
+      const refused = await chat(stack.gateway.url, 'acme');
+      assert.equal(refused.status, 402);
+      assert.equal(refused.body.error.code, 'wallet_empty');
+      assert.equal((await stack.gateway.gate.admin.usage('acme')).wallet, 0.00001);
       await stack.gateway.gate.admin.topUp('acme', 1);
       assert.equal((await chat(stack.gateway.url, 'acme')).status, 200);
     });
@@ -200,12 +203,16 @@ describe('money and limits (contract §7.1, §7.2, §8)', () => {
     });
 
     it('draws on the wallet once tokens run out when a payment method was ever added, then answers 402', async () => {
-      await start({ acme: { wallet: 0.00005, paymentMethod: true, included: { tokens: 5, period: 'month' } } });
+      await start({ acme: { wallet: 0.0001, paymentMethod: true, included: { tokens: 5, period: 'month' } } });
+      // Within the allowance nothing is reserved, so the default output budget (4,096 tokens) is admitted.
       assert.equal((await chat(stack.gateway.url, 'acme', { model: 'gpt-included' })).status, 200);
       // 5 included tokens (3 input, 2 output); the other 2 output tokens cost 20 micro-dollars.
-      assert.equal((await stack.gateway.gate.admin.usage('acme')).wallet, 0.00003);
-      assert.equal((await chat(stack.gateway.url, 'acme', { model: 'gpt-included' })).status, 200);
-      const empty = await chat(stack.gateway.url, 'acme', { model: 'gpt-included' });
+      assert.equal((await stack.gateway.gate.admin.usage('acme')).wallet, 0.00008);
+      // On the wallet each reserves its worst case (a 9-token prompt estimate + 2 output tokens = 43 µ$) and costs 28.
+      assert.equal((await chat(stack.gateway.url, 'acme', { model: 'gpt-included', max_tokens: 2 })).status, 200);
+      assert.equal((await chat(stack.gateway.url, 'acme', { model: 'gpt-included', max_tokens: 2 })).status, 200);
+      assert.equal((await stack.gateway.gate.admin.usage('acme')).wallet, 0.000024);
+      const empty = await chat(stack.gateway.url, 'acme', { model: 'gpt-included', max_tokens: 2 });
       assert.equal(empty.status, 402);
       assert.equal(empty.headers.get('x-service-reason'), 'wallet_empty');
     });

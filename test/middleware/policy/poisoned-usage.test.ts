@@ -129,24 +129,24 @@ for (const storeKind of ['memory', 'redis'] as const) {
         const { settleScript } = await import('../../../packages/middleware/src/store/redis-scripts.js');
         const client = new Redis(redis!.url);
         try {
-          const keys = ['{t}:bal', '{t}:win', '{t}:slots', '{t}:ledger', '{t}:lapsed'];
+          const keys = ['{t}:bal', '{t}:win', '{t}:slots', '{t}:ledger', '{t}:lapsed', '{t}:reservations', '{t}:key:k:state', '{t}:key:k:win', '{t}:key:k:slots', '{t}:key:k:reservations'];
           await client.hset('{t}:bal', 'wallet', 1000);
           await client.zadd('{t}:slots', Date.now() + 60_000, 'x');
           const argv = (input: string) => ['x', input, '3', 'wallet', '-1', '2500000', '10000000', '1', '', 'o', 'k', 'a', '', '0', ''];
           for (const bad of ['1e400', 'lots', '-5', '1.5', 'inf']) {
-            await assert.rejects(client.eval(settleScript, 5, ...keys, ...argv(bad)));
+            await assert.rejects(client.eval(settleScript, keys.length, ...keys, ...argv(bad)));
             assert.notEqual(await client.zscore('{t}:slots', 'x'), null, `the lease is still held after ${bad}`);
           }
           // The cache counts appended by i17-billing (ARGV 16, 17) are checked by the same rule.
           for (const bad of ['1e400', 'lots', '-5', '1.5']) {
-            await assert.rejects(client.eval(settleScript, 5, ...keys, ...argv('3'), bad, '0', '250000', '2500000'));
-            await assert.rejects(client.eval(settleScript, 5, ...keys, ...argv('3'), '0', bad, '250000', '2500000'));
+            await assert.rejects(client.eval(settleScript, keys.length, ...keys, ...argv('3'), bad, '0', '250000', '2500000'));
+            await assert.rejects(client.eval(settleScript, keys.length, ...keys, ...argv('3'), '0', bad, '250000', '2500000'));
             assert.notEqual(await client.zscore('{t}:slots', 'x'), null, `the lease is still held after a cache count ${bad}`);
           }
           assert.equal(await client.hget('{t}:bal', 'wallet'), '1000');
           // A huge but integral charge is capped, not an error half-way through the script. Fifteen ARGVs, as
           // a settlement spooled before cached tokens were billed: still taken (no cache counts, input rate).
-          const cost = await client.eval(settleScript, 5, ...keys, ...argv('9007199254740991'));
+          const cost = await client.eval(settleScript, keys.length, ...keys, ...argv('9007199254740991'));
           assert.equal(cost, 9007199254740991);
           assert.equal(await client.hget('{t}:bal', 'wallet'), String(1000 - 9007199254740991));
           assert.equal(await client.zscore('{t}:slots', 'x'), null, 'settled: the lease is gone');

@@ -24,7 +24,8 @@ describe('several instances on a Redis Cluster', function () {
   });
   beforeEach(async () => {
     prefix = `k${Math.random().toString(36).slice(2)}:`;
-    const organizations = Object.fromEntries(orgs.map((org) => [org, { wallet: 0.001, limits: { rpm: 4, concurrency: 2 } }]));
+    // 0.05 USD covers a call's reservation (a 4,096-token default output budget at 10 USD per million: README "Reservations").
+    const organizations = Object.fromEntries(orgs.map((org) => [org, { wallet: 0.05, limits: { rpm: 4, concurrency: 2 } }]));
     const store = { kind: 'redis' as const, cluster: cluster.urls, prefix, ledger: { dir: 'ledger', exportEveryMs: 20 } };
     a = await startPolicyStack(organizations, { store });
     b = await startPolicyStack(organizations, { store });
@@ -38,7 +39,7 @@ describe('several instances on a Redis Cluster', function () {
     assert.equal((await chat(a.gateway.url, 'acme')).status, 200);
     const owners = new Set<string>();
     for (const org of orgs) {
-      const keys = ['bal', 'win', 'slots', 'lapsed', 'revoked', 'ledger', 'changes', 'ledger-exporter'].map((name) => `${prefix}{${org}}:${name}`);
+      const keys = ['bal', 'win', 'slots', 'lapsed', 'revoked', 'ledger', 'changes', 'ledger-exporter', 'reservations', 'key:k1:state', 'idem:0a1b'].map((name) => `${prefix}{${org}}:${name}`);
       const slots = new Set(await Promise.all(keys.map((key) => client.call('CLUSTER', 'KEYSLOT', key) as Promise<number>)));
       assert.equal(slots.size, 1, `${org}: one slot`);
       owners.add(client.slots[[...slots][0]!]![0]!);
@@ -54,7 +55,7 @@ describe('several instances on a Redis Cluster', function () {
       for (let i = 0; i < 5; i++) statuses.push((await chat((i % 2 ? a : b).gateway.url, org)).status);
       assert.deepEqual(statuses, [200, 200, 200, 200, 429], org);
       const usage = await a.gateway.gate.admin.usage(org);
-      assert.deepEqual([usage.requests, Math.round(usage.wallet * 1e6), usage.inFlight], [4, 1_000 - 4 * 48, 0], org);
+      assert.deepEqual([usage.requests, Math.round(usage.wallet * 1e6), usage.inFlight], [4, 50_000 - 4 * 48, 0], org);
     }
   });
 

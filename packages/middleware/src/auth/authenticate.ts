@@ -35,7 +35,8 @@ export async function authenticate(req: IncomingMessage, keys: KeyRing, scope: S
   }
   // A configured key is named once the store has the installation's secret (a Redis that was away at start).
   if (record.keyId === PENDING_ID) throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds');
-  return { keyId: record.keyId, org: record.org, scopes: record.scopes };
+  // Always the same five properties (undefined when the key has none): one object shape per request.
+  return { keyId: record.keyId, org: record.org, scopes: record.scopes, limits: record.limits, budget: record.budget };
 }
 
 const lastKeyOf = new WeakMap<Socket, { key: string; sha256: string }>();

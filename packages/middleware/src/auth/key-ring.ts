@@ -10,6 +10,9 @@ export interface Principal {
   keyId: string;
   org: string;
   scopes: readonly Scope[];
+  /** The key's own limits and spend budget, checked after its organization's (configured keys only). */
+  limits?: KeyConfig['limits'];
+  budget?: KeyConfig['budget'];
 }
 
 /**
@@ -62,6 +65,9 @@ export class KeyRing {
     keys.forEach((entry, index) => {
       const sha256 = entry.sha256 ?? hashKey(entry.key ?? '');
       const record: KeyRecord = { keyId: entry.id ?? PENDING_ID, org: entry.org, scopes: entry.scopes, sha256, revoked: false };
+      // Only keys that have them carry them, so records of other keys stay as they were (and as stored).
+      if (entry.limits) record.limits = entry.limits;
+      if (entry.budget) record.budget = entry.budget;
       ring.add(record);
       if (entry.id !== undefined) return;
       ring.#unnamed.push(record);

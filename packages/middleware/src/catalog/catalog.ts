@@ -7,7 +7,7 @@ export interface CatalogModel {
   alias: string;
   config: ModelConfig;
   /** Routes whose provider is enabled, in failover order. */
-  routes: { providerName: string; provider: ProviderConfig; model: string }[];
+  routes: { providerName: string; provider: ProviderConfig; model: string; weight: number }[];
 }
 
 export type ModelKind = ModelConfig['kind'];
@@ -55,7 +55,7 @@ export class Catalog {
     }
     const routes = config.routes
       .filter((route) => !this.#disabled.has(route.provider) && this.providers[route.provider])
-      .map((route) => ({ providerName: route.provider, provider: this.providers[route.provider]!, model: route.model }));
+      .map((route) => ({ providerName: route.provider, provider: this.providers[route.provider]!, model: route.model, weight: route.weight ?? 1 }));
     if (routes.length === 0) {
       throw new ServiceError('model_not_configured', `The model '${name}' is in the catalog but no provider for it is configured right now`, { param: 'model' });
     }

@@ -14,6 +14,14 @@ const organizationName = z.string().superRefine((name, ctx) => {
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
+const limits = z
+  .object({
+    rpm: z.number().int().positive().optional(),
+    tpm: z.number().int().positive().optional(),
+    concurrency: z.number().int().positive().optional(),
+  })
+  .strict();
+
 const keyEntry = z
   .object({
     key: z
@@ -28,6 +36,10 @@ const keyEntry = z
     org: organizationName,
     /** `sql:read` reaches the SQL endpoint for statements that cannot write (README "Databases and organizations"). */
     scopes: z.array(z.enum(['models', 'sql', 'sql:read'])).default(['models', 'sql']),
+    /** The key's own limits, checked after its organization's (README "Per-key limits and budgets"). */
+    limits: limits.optional(),
+    /** The key's spend per calendar period (UTC), in USD. */
+    budget: z.object({ usd: z.number().positive().max(9_007_199_254), period: z.enum(['day', 'week', 'month']) }).strict().optional(),
   })
   .strict()
   .refine((entry) => (entry.key === undefined) !== (entry.sha256 === undefined), {
@@ -38,6 +50,8 @@ const organization = z
   .object({
     // Balances are integer micro-dollars and must stay exact (safe integers): about USD 9 billion at most.
     wallet: z.number().min(-9_007_199_254).max(9_007_199_254).default(0),
+    /** USD the wallet may go below zero by: admission reserves each request's worst case against wallet + overdraft (README "Reservations"). */
+    overdraft: z.number().nonnegative().max(9_007_199_254).default(0),
     paymentMethod: z.boolean().default(false),
     included: z
       .object({
@@ -48,14 +62,7 @@ const organization = z
       .strict()
       .refine((inc) => inc.period !== undefined || inc.resetAt !== undefined, { message: 'give "period" or "resetAt"' })
       .optional(),
-    limits: z
-      .object({
-        rpm: z.number().int().positive().optional(),
-        tpm: z.number().int().positive().optional(),
-        concurrency: z.number().int().positive().optional(),
-      })
-      .strict()
-      .default({}),
+    limits: limits.default({}),
   })
   .strict();
 
@@ -83,7 +90,11 @@ const provider = z
 
 const model = z
   .object({
-    routes: z.array(z.object({ provider: z.string().min(1), model: z.string().min(1) }).strict()).min(1),
+    routes: z.array(z.object({ provider: z.string().min(1), model: z.string().min(1), weight: z.number().positive().optional() }).strict()).min(1),
+    /** How the routes are ordered per request (README "Routing strategies"); failover before the first byte always applies. */
+    strategy: z.enum(['failover', 'weighted', 'least-busy', 'lowest-latency']).default('failover'),
+    /** A route failing this many requests in a row (after retries) is taken out for the cool-down. */
+    circuitBreaker: z.object({ failures: z.number().int().positive().default(3), coolDownMs: z.number().int().positive().default(30_000) }).strict().default({ failures: 3, coolDownMs: 30_000 }),
     kind: z.enum(['chat', 'embedding']).default('chat'),
     billing: z.enum(['wallet', 'included']).default('wallet'),
     /**
@@ -200,6 +211,16 @@ const relay = z
   })
   .strict();
 
+const idempotencyDefaults = { maxEntries: 10_000, maxBytes: 64 * MIB, maxAnswerBytes: 4 * MIB };
+
+const idempotency = z
+  .object({
+    maxEntries: z.number().int().positive().default(idempotencyDefaults.maxEntries),
+    maxBytes: z.number().int().positive().default(idempotencyDefaults.maxBytes),
+    maxAnswerBytes: z.number().int().positive().max(64 * MIB).default(idempotencyDefaults.maxAnswerBytes),
+  })
+  .strict();
+
 /**
  * The Prometheus endpoint (README "Operating"). Auth is a required, explicit choice: a bearer token as
  * strong as an API key, or "none" for a scrape path only a private network reaches.
@@ -250,6 +271,8 @@ export const configSchema = z
     metrics: metrics.optional(),
     /** Opt-in OpenTelemetry spans through @opentelemetry/api (a no-op unless the host registers an SDK). */
     tracing: z.boolean().default(false),
+    /** Idempotency-Key records (README "Idempotency keys"): the memory store's bounds, and the largest answer kept. */
+    idempotency: idempotency.default(idempotencyDefaults),
   })
   .strict();
 

@@ -4,7 +4,8 @@ import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError, type ErrorName } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
 import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
-import { costMicros, type Admission, type AdmissionRequest, type RateLimitState, type Usage } from '../policy/index.js';
+import { runIdempotently } from '../idempotency/index.js';
+import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
 import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
@@ -31,6 +32,8 @@ interface RoutePlan {
   retries: number;
   retryBaseMs: number;
   timeoutMs: number;
+  /** `provider/model`, for the route header. */
+  route: string;
 }
 
 const DEFAULT_OUTPUT_BUDGET = 4_096;
@@ -43,10 +46,20 @@ const DEFAULT_OUTPUT_BUDGET = 4_096;
  * await runModelCall({ ctx, principal, model, protocol: 'chat', body });
  */
 export async function runModelCall(call: ModelCall): Promise<void> {
+  const { ctx } = call;
+  // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on.
+  if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call);
+  const policy = await policyOf(call);
+  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, departed: () => ctx.departure.aborted, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
+  await runIdempotently(idempotent, () => runOnce(call));
+}
+
+async function runOnce(call: ModelCall): Promise<void> {
   const plans = call.model.routes.map((route) => planRoute(call, route));
   const primary = plans[0]!;
   const promptTokens = once(() => estimateInputTokens(call.body));
-  // Tokenizing the prompt costs per request; only a tokens-per-minute limit needs it before the call.
+  // Tokenizing the prompt costs per request; a tokens-per-minute limit and a priced prompt (its
+  // reservation, README "Reservations") need it before the call.
   const limitsTokens = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined;
   const observation = call.ctx.observation;
   if (observation) {
@@ -56,7 +69,8 @@ export async function runModelCall(call: ModelCall): Promise<void> {
     observation.stream = call.body.stream === true;
     observation.step('resolved');
   }
-  const admission = await admit(call, primary, limitsTokens ? promptTokens() : 0);
+  const pricedPrompt = call.model.config.price.input > 0;
+  const admission = await admit(call, primary, limitsTokens || pricedPrompt ? promptTokens() : 0);
   const meter = new Meter(promptTokens, admission, (reason) => call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${call.model.routes[0]?.provider.kind ?? 'provider'} reported usage that is not token counts (${reason}); billed the tokenizer's count instead`));
   observation?.metrics?.slotTaken(call.principal.org);
   try {
@@ -82,17 +96,20 @@ function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): Rout
   const { config } = call.model;
   const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
   const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
-  return { providerName: route.providerName, codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs };
+  return { providerName: route.providerName, codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs, route: `${route.providerName}/${route.model}` };
 }
 
-async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
-  let policy;
+async function policyOf(call: ModelCall): Promise<Policy> {
   try {
-    policy = await call.ctx.runtime.policy();
+    return await call.ctx.runtime.policy();
   } catch (error) {
     // contract §7.1: access that cannot be verified is refused, never run unmetered.
     throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
   }
+}
+
+async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
+  const policy = await policyOf(call);
   const observation = call.ctx.observation;
   const started = observation ? performance.now() : 0;
   try {
@@ -120,18 +137,30 @@ function admissionRequest(call: ModelCall, plan: RoutePlan, estimatedInputTokens
   };
 }
 
-/** Tries each route in failover order; only transient failures move on, and only before output began. */
+/**
+ * Tries the routes in the order the alias's strategy gives (README "Routing strategies"); only transient
+ * failures move on, and only before output began. Each route's outcome feeds its health: in-flight count,
+ * time to first byte, circuit breaker.
+ */
 async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Meter): Promise<void> {
   let lastFailure: UpstreamFailure | undefined;
+  const { routes: board } = call.ctx.runtime.gateway;
+  const { clock } = call.ctx.runtime.options;
+  const { alias, config } = call.model;
   const observation = call.ctx.observation;
-  for (const plan of plans) {
-    if (observation && plan !== plans[0]) {
+  const order = plans.length === 1 ? SINGLE_ROUTE : board.order(alias, plans.length, config.strategy, call.model.routes.map((route) => route.weight), clock.now());
+  for (const [position, index] of order.entries()) {
+    const plan = plans[index]!;
+    if (observation && position > 0) {
       observation.failovers++;
-      observation.metrics?.failovers.inc({ alias: call.model.alias });
+      observation.metrics?.failovers.inc({ alias });
     }
+    const started = clock.now();
+    board.started(alias, index);
+    let failed = false;
     let tries = 0;
     try {
-      await withRetries(() => attempt(call, plan, meter, tries++), {
+      await withRetries(() => attempt(call, plan, meter, tries++, () => board.firstByte(alias, index, clock.now() - started)), {
         retries: plan.retries,
         baseMs: plan.retryBaseMs,
         maxMs: 4_000,
@@ -146,14 +175,21 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
       if (call.ctx.departure.aborted) return;
       if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw toServiceError(error);
+      failed = true;
       lastFailure = error;
+    } finally {
+      board.ended(alias, index, failed, config.circuitBreaker, clock.now());
     }
   }
   throw toServiceError(lastFailure);
 }
 
-/** `retry` counts the earlier attempts on this route (0 for its first). */
-async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, retry: number): Promise<void> {
+const SINGLE_ROUTE = [0];
+/** The route that answered, as `provider/model` (its provider's name in the config). */
+export const ROUTE_HEADER = 'x-tollgate-route';
+
+/** `retry` counts the earlier attempts on this route (0 for its first); `firstByte` feeds the route's health. */
+async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
   const { provider } = plan.target;
   const stream = plan.body.stream === true;
   const upstreamCall: UpstreamCall = {
@@ -170,15 +206,15 @@ async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, retry: nu
   const { limits } = meter;
   if (limits) addRateLimitHeaders(headers, limits);
   const observation = call.ctx.observation;
-  if (!observation) return relay(call, plan, meter, upstream, upstreamCall, headers, stream);
+  if (!observation) return relay(call, plan, meter, upstream, upstreamCall, headers, stream, firstByte);
   observeAttempt(call, plan, retry);
-  if (!observation.span) return relay(call, plan, meter, upstream, upstreamCall, headers, stream);
+  if (!observation.span) return relay(call, plan, meter, upstream, upstreamCall, headers, stream, firstByte);
   // Tracing only: a copy of the (shared, cached) provider headers to carry this attempt's traceparent.
   const traced: Record<string, string> = Object.assign({}, upstreamCall.headers);
   const span = startUpstreamSpan(observation, { name: plan.providerName, kind: plan.target.provider.kind }, plan.target.model, plan.target.alias, traced);
   upstreamCall.headers = traced;
   try {
-    await relay(call, plan, meter, upstream, upstreamCall, headers, stream);
+    await relay(call, plan, meter, upstream, upstreamCall, headers, stream, firstByte);
     endUpstreamSpan(span, meter.usage());
   } catch (error) {
     endUpstreamSpan(span, { error });
@@ -195,16 +231,26 @@ function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {
   observation.metrics?.attempt(plan.providerName, retry > 0);
 }
 
-async function relay(call: ModelCall, plan: RoutePlan, meter: Meter, upstream: ModelCall['ctx']['runtime']['gateway']['upstream'], upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
+async function relay(call: ModelCall, plan: RoutePlan, meter: Meter, upstream: ModelCall['ctx']['runtime']['gateway']['upstream'], upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean, firstByte: () => void): Promise<void> {
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
+    firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
+    nameRoute(call, plan, meter);
     await relayStream(call, plan, response, headers, meter);
   } else {
     const answer = await upstream.postJson(upstreamCall);
+    firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
+    nameRoute(call, plan, meter);
     await relayJson(call, plan, answer, headers, meter);
   }
+}
+
+/** The route that answered, in the `x-tollgate-route` header and in the ledger line (README "Routing strategies"). */
+function nameRoute(call: ModelCall, plan: RoutePlan, meter: Meter): void {
+  meter.route = plan.route;
+  if (!call.ctx.res.headersSent) call.ctx.res.setHeader(ROUTE_HEADER, plan.route);
 }
 
 /** The provider's own id of the call that answered, beside Tollgate's, so either side's logs can be searched. */
@@ -321,9 +367,12 @@ class Meter {
 
   #rejectionLogged = false;
 
+  /** The route that answered (`provider/model`), for the ledger line. */
+  route: string | undefined = undefined;
+
   /** Settles what was recorded; the admission makes later calls no-ops. Resolves to the micro-dollars charged, if known. */
   settle(): Promise<number | undefined> {
-    return this.admission.settle(this.#usage);
+    return this.admission.settle(this.#usage, this.route);
   }
 
   /** The rate-limit windows after admission, for the success headers; undefined without rpm/tpm limits. */

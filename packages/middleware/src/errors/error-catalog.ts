@@ -35,6 +35,11 @@ export const errorCatalog = {
   sql_error: { status: 400, code: 'sql_error', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: 'by-status' },
   // A database whose boot failed (a corrupt file, a missing journal segment): retried with backoff.
   database_unavailable: { status: 503, code: 'database_unavailable', reason: null, openaiType: 'service_unavailable', anthropicType: 'api_error', retry: true },
+  // Idempotency-Key (README "Idempotency keys"; beyond contract §7.3 rule 4): a repeat while the first runs is
+  // retried (x-should-retry: true), one with another body or whose answer was not kept is not.
+  idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: true },
+  idempotency_key_reused: { status: 422, code: 'idempotency_key_reused', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: false },
+  idempotency_answer_not_kept: { status: 409, code: 'idempotency_answer_not_kept', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: false },
 } as const satisfies Record<string, CatalogEntry>;
 
 export interface CatalogEntry {

@@ -1,8 +1,10 @@
 import type { OrganizationConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import type { OrgBalances, OrgWindows, WindowTicket } from './org-state.js';
-import { costMicros, type BilledTokens } from './money.js';
+import { costMicros, usdToMicros, type BilledTokens, type Micros } from './money.js';
 import type { AdmissionRequest, Usage } from './policy-types.js';
+
+export type Limits = OrganizationConfig['limits'];
 
 /**
  * Rate limits, then billing (DESIGN pipeline steps 8–9), as one pure decision over an organization's
@@ -13,16 +15,22 @@ import type { AdmissionRequest, Usage } from './policy-types.js';
  * really used); settlement replaces the reservation with the actual input + output tokens. A prompt
  * larger than the whole limit is admitted alone into an empty window. The windows are per-second rings
  * (second-ring.ts): fixed memory, and a Retry-After that is the real wait until enough has left them.
- * Billing admits while the balance is above zero; the cost is known only at settlement, so an organization can go below zero by at most
- * what its requests in flight cost, and a negative balance then blocks (DESIGN step 11).
+ * Billing reserves each request's worst-case cost (reservationMicros) against the wallet plus the
+ * organization's overdraft, so concurrent requests cannot together spend what is not there; settlement
+ * releases the reservation and charges the real cost (README "Reservations").
  *
  * @example
  * const denial = admissionDenial(org, balances, windows, request, clock.now(), config.recoveryUrl);
  * if (denial) throw denial;
  */
-export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, recoveryUrl: string): ServiceError | null {
+export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, recoveryUrl: string, reservation: Micros): ServiceError | null {
+  return limitDenial(org.limits, windows, request, now) ?? billingDenial(org, balances, windows, request, recoveryUrl, now, reservation);
+}
+
+/** Requests per minute, tokens per minute, concurrency: the same rules for an organization and for a key. */
+export function limitDenial(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number): ServiceError | null {
   const second = Math.floor(now / 1_000);
-  const { rpm, tpm, concurrency } = org.limits;
+  const { rpm, tpm, concurrency } = limits;
   if (rpm !== undefined) {
     windows.requests.advance(second);
     const admitted = windows.requests.total;
@@ -38,33 +46,67 @@ export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, 
     // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
     return rateLimited(`concurrent requests (${concurrency})`, 1_000);
   }
-  return billingDenial(org, balances, request, recoveryUrl, now);
+  return null;
 }
 
-function billingDenial(org: OrganizationConfig, balances: OrgBalances, request: AdmissionRequest, recoveryUrl: string, now: number): ServiceError | null {
-  const walletEmpty = () => new ServiceError('wallet_empty', 'The organization\'s wallet is empty; add credit to continue', { recoveryUrl });
+function billingDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, recoveryUrl: string, now: number, reservation: Micros): ServiceError | null {
+  const walletEmpty = () => new ServiceError('wallet_empty', 'The organization\'s wallet cannot cover this request\'s worst-case cost; add credit to continue', { recoveryUrl });
+  const covered = canReserve(balances.walletMicros, windows.reservedMicros, usdToMicros(org.overdraft), reservation);
   if (request.billing === 'included' && org.included) {
     if (balances.includedUsed < org.included.tokens) return null;
     // contract §7.1: with a payment method ever on file, the included model draws on the wallet.
-    if (balances.paymentMethod) return balances.walletMicros > 0 ? null : walletEmpty();
+    if (balances.paymentMethod) return covered ? null : walletEmpty();
     return new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', {
       resetAt: new Date(balances.resetAt ?? now),
     });
   }
-  // A negative balance (an expensive last request) blocks the next one until topped up.
-  return balances.walletMicros > 0 ? null : walletEmpty();
+  return covered ? null : walletEmpty();
+}
+
+/**
+ * The reservation rule, the same in both stores (redis-scripts.ts `canReserve`): what the wallet plus
+ * the overdraft holds beyond the reservations of requests in flight must be positive and cover this
+ * request's worst case. So the wallet never ends below −overdraft while settlements stay within their
+ * reservations, and a wallet at or below −overdraft blocks even a free request.
+ */
+export function canReserve(walletMicros: Micros, reservedMicros: Micros, overdraftMicros: Micros, reservation: Micros): boolean {
+  const headroom = walletMicros - reservedMicros + overdraftMicros;
+  return headroom > 0 && headroom >= reservation;
+}
+
+/**
+ * A request's worst-case cost, reserved at admission: its prompt estimate plus its whole output budget
+ * (max_tokens, already clamped to the model's limit and to the contract §8 cap of 131,072 — that clamp is
+ * the reservation's cap) at the model's price. An included-model request reserves nothing while the
+ * allowance has tokens left: contract §7.1 admits it then whatever the wallet holds, and the allowance,
+ * not the wallet, pays (README "Reservations").
+ */
+export function reservationMicros(org: OrganizationConfig, balances: OrgBalances, request: AdmissionRequest): Micros {
+  if (request.billing === 'included' && org.included && balances.includedUsed < org.included.tokens) return 0;
+  return worstCaseMicros(request);
+}
+
+/** The worst case priced, before the allowance is considered (the Redis admit script applies that part itself). */
+export function worstCaseMicros(request: AdmissionRequest): Micros {
+  return costMicros({ inputTokens: request.estimatedInputTokens, outputTokens: request.maxOutputTokens }, request.price);
 }
 
 /**
  * Records an admitted request in the windows its organization's limits read (a window no limit reads
  * would cost every request its upkeep for nothing) and takes its concurrency slot.
  */
-export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, request: AdmissionRequest, now: number): WindowTicket {
+export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {
+  return recordInWindows(org.limits, windows, request, now, reservation);
+}
+
+/** recordAdmission for any holder of limits: an organization, or a key (key-rules.ts). */
+export function recordInWindows(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {
   const second = Math.floor(now / 1_000);
-  if (org.limits.rpm !== undefined) windows.requests.add(second, 1);
-  const tokenSecond = org.limits.tpm === undefined ? undefined : windows.tokens.add(second, request.estimatedInputTokens);
+  if (limits.rpm !== undefined) windows.requests.add(second, 1);
+  const tokenSecond = limits.tpm === undefined ? undefined : windows.tokens.add(second, request.estimatedInputTokens);
   windows.inFlight += 1;
-  return { tokenSecond, estimatedTokens: request.estimatedInputTokens };
+  windows.reservedMicros += reservation;
+  return { tokenSecond, estimatedTokens: request.estimatedInputTokens, reservedMicros: reservation };
 }
 
 /**
@@ -106,11 +148,12 @@ export function chargeBalances(balances: OrgBalances, usage: BilledTokens, charg
 }
 
 /**
- * Frees the concurrency slot and corrects the admission's second of the tokens-per-minute window by
+ * Frees the concurrency slot and the reservation, and corrects the admission's second of the tokens-per-minute window by
  * what was really used minus what was estimated (no per-request entry is needed for that).
  */
 export function releaseSlot(windows: OrgWindows, ticket: WindowTicket, tokensUsed: number): void {
   windows.inFlight -= 1;
+  windows.reservedMicros -= ticket.reservedMicros;
   if (ticket.tokenSecond !== undefined) windows.tokens.correct(ticket.tokenSecond, tokensUsed - ticket.estimatedTokens);
 }
 

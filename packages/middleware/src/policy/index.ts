@@ -9,6 +9,7 @@ import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
 import type { Logger } from '../logger.js';
 import { MemoryPolicyStore, RedisPolicyStore, RemoteAdmin, StoreOwner, type StoreRole } from '../store/index.js';
+import { MemoryIdempotencyStore } from '../idempotency/index.js';
 import type { AdminOperations, Policy } from './policy-types.js';
 
 export interface PolicyOptions {
@@ -49,14 +50,15 @@ export async function createPolicy(options: PolicyOptions): Promise<{ policy: Po
   const claim = await StoreOwner.claim(file, options.role ?? 'server');
   if (claim.holder) {
     const refuse = () => Promise.reject(new Error('An admin command forwarding to the store\'s server admits no requests'));
-    return { policy: { admit: refuse, close: async () => undefined }, admin: new RemoteAdmin(claim.holder) };
+    const idempotency = new MemoryIdempotencyStore(options.clock, config.idempotency);
+    return { policy: { admit: refuse, idempotency, close: async () => undefined }, admin: new RemoteAdmin(claim.holder) };
   }
   const { owner } = claim;
   try {
     options.keys.assignConfiguredIds(installationSecret(`${file}.key-id-secret`));
     const store = await MemoryPolicyStore.open(config, options.keys, options.clock, options.baseDir, options.logger);
     owner.serve(store);
-    const policy: Policy = { admit: (request) => store.admit(request), close: () => owner.release(() => store.close()) };
+    const policy: Policy = { admit: (request) => store.admit(request), idempotency: store.idempotency, close: () => owner.release(() => store.close()) };
     return { policy, admin: store };
   } catch (error) {
     await owner.release();

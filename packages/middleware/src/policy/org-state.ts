@@ -30,6 +30,8 @@ export interface OrgWindows {
   tokens: SecondRing;
   /** Requests admitted and not yet settled: the concurrency slots held. */
   inFlight: number;
+  /** Worst-case costs reserved by requests in flight (admission-rules.ts `reservationMicros`); not durable, as no request outlives the process. */
+  reservedMicros: Micros;
 }
 
 /** What an admission left in the windows, so its settlement can correct them. */
@@ -37,6 +39,8 @@ export interface WindowTicket {
   /** The second its token estimate counts in; undefined when no tokens-per-minute limit counted it. */
   tokenSecond: number | undefined;
   estimatedTokens: number;
+  /** The worst-case cost this admission reserved, released at settlement. */
+  reservedMicros: Micros;
 }
 
 export function openingBalances(org: OrganizationConfig, now: number): OrgBalances {
@@ -55,7 +59,7 @@ export function openingBalances(org: OrganizationConfig, now: number): OrgBalanc
 }
 
 export function emptyWindows(): OrgWindows {
-  return { requests: new SecondRing(), tokens: new SecondRing(), inFlight: 0 };
+  return { requests: new SecondRing(), tokens: new SecondRing(), inFlight: 0, reservedMicros: 0 };
 }
 
 /** Refills the allowance once its reset instant has passed. */

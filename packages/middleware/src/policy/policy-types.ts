@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/index.js';
+import type { IdempotencyStore } from '../idempotency/index.js';
 import type { RateLimitState } from './rate-limit-state.js';
 
 /** Token counts as metered: the provider's report when there is one, else the tokenizer's count. */
@@ -30,7 +31,7 @@ export interface AdmissionRequest {
   billing: 'wallet' | 'included';
   /** USD per million tokens. */
   price: Price;
-  /** Prompt tokens estimated with the tokenizer, for the tokens-per-minute window; 0 when the organization has no tpm limit. */
+  /** Prompt tokens estimated with the tokenizer, for the tokens-per-minute window and the reservation; 0 when neither needs it (no tpm limit, an unpriced prompt). */
   estimatedInputTokens: number;
   /** The output budget the request may spend (its max_tokens after clamping). */
   maxOutputTokens: number;
@@ -41,12 +42,13 @@ export interface AdmissionRequest {
 /** A request that was let in: it holds a concurrency slot until settled. */
 export interface Admission {
   /**
-   * Settles actual usage once (later calls return the first call's promise), appends one ledger entry,
-   * corrects the tokens-per-minute window and releases the concurrency slot. Never throws. Resolves to
-   * the micro-dollars charged to the wallet, or undefined when not known yet (a Redis store that could
-   * not be reached keeps the settlement to retry it).
+   * Settles actual usage once (later calls return the first call's promise), appends one ledger entry
+   * (with the route that answered, `provider/model`, when there was one), corrects the tokens-per-minute
+   * window and releases the concurrency slot. Never throws. Resolves to the micro-dollars charged to the
+   * wallet, or undefined when not known yet (a Redis store that could not be reached keeps the settlement
+   * to retry it).
    */
-  settle(usage: Usage): Promise<number | undefined>;
+  settle(usage: Usage, route?: string): Promise<number | undefined>;
   /** The rate-limit windows after this admission; undefined when the organization has no rpm/tpm limit. */
   readonly limits?: RateLimitState;
 }
@@ -58,6 +60,8 @@ export interface Admission {
  */
 export interface Policy {
   admit(request: AdmissionRequest): Promise<Admission>;
+  /** Idempotency-Key records, kept where the store keeps state (shared across instances with Redis). */
+  readonly idempotency: IdempotencyStore;
   close(): Promise<void>;
 }
 
@@ -81,6 +85,22 @@ export interface UsageReport {
   /** USD. */
   costUsd: number;
   /** Concurrency slots held right now by requests in flight. */
+  inFlight: number;
+  /** Per key id, the keys that made requests (README "Per-key limits and budgets"); the memory store only, so far. */
+  keys?: Record<string, KeyUsageReport>;
+}
+
+/** One key's usage; its budget, when it has one. */
+export interface KeyUsageReport {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** USD. */
+  costUsd: number;
+  /** USD left in the current period; null without a budget. */
+  budgetRemaining: number | null;
+  /** ISO 8601 instant at which the budget renews; null without a budget. */
+  budgetResetAt: string | null;
   inFlight: number;
 }
 

@@ -14,4 +14,4 @@ export type JournalRecord =
  * `cached`/`written` are the parts of `in` read from / written to a prompt cache (absent in lines written
  * before they were billed apart, meaning 0).
  */
-export interface LedgerLine { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number; requestId?: string; cached?: number; written?: number }
+export interface LedgerLine { t: 'settle'; id: string; at: number; org: string; keyId: string; alias: string; in: number; out: number; included: number; cost: number; requestId?: string; cached?: number; written?: number; route?: string }

@@ -3,16 +3,19 @@ import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot } from '../policy/admission-rules.js';
+import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot, reservationMicros } from '../policy/admission-rules.js';
 import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
 import { nextReset } from '../policy/allowance-period.js';
-import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import { rateLimitState } from '../policy/rate-limit-state.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
+import { MemoryIdempotencyStore } from '../idempotency/index.js';
+import { emptyKeyState, keyDenial, keyUsageReport, recordKeyAdmission, refreshBudget, settleKey, type KeyState } from '../policy/key-rules.js';
+import type { KeyRecord } from '../auth/index.js';
 import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { StoreFiles } from './store-files.js';
 import type { SnapshotState } from './store-snapshot.js';
@@ -41,6 +44,10 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   readonly #createdKeys = new Map<string, SnapshotState['keys'][number]>();
   readonly #revoked = new Set<string>();
   #files: StoreFiles | undefined;
+  readonly #keyStates = new Map<string, KeyState>();
+  #keysById = new Map<string, KeyRecord>();
+  /** One process: Idempotency-Key records in a bounded LRU map. */
+  readonly idempotency: MemoryIdempotencyStore;
 
   private constructor(
     private readonly config: ResolvedConfig,
@@ -48,6 +55,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     private readonly clock: Clock,
     private readonly logger: Pick<Logger, 'error'>,
   ) {
+    this.idempotency = new MemoryIdempotencyStore(clock, config.idempotency);
     for (const name of Object.keys(config.organizations)) this.#windows.set(name, emptyWindows());
   }
 
@@ -81,13 +89,20 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     if (!org || !balances || !windows) throw new ServiceError('unauthorized', 'The key\'s organization no longer exists');
     const now = this.clock.now();
     refreshAllowance(balances, org, now);
-    const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl);
+    const reservation = reservationMicros(org, balances, request);
+    const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl, reservation);
     if (denial) throw denial;
-    const ticket = recordAdmission(org, windows, request, now);
+    // The key's own limits and budget, after the organization's (README "Per-key limits and budgets").
+    const keyState = this.#keyState(request.principal.keyId);
+    refreshBudget(keyState, request.principal, now);
+    const keyRefusal = keyDenial(request.principal, keyState, request, now, this.config.recoveryUrl, reservation);
+    if (keyRefusal) throw keyRefusal;
+    const ticket = recordAdmission(org, windows, request, now, reservation);
+    const keyTicket = recordKeyAdmission(request.principal, keyState, request, now, reservation);
     let settled: Promise<number | undefined> | undefined;
     const head = Math.max(windows.requests.head, windows.tokens.head);
     return {
-      settle: (usage: Usage) => (settled ??= this.#settle(ticket, request, usage)),
+      settle: (usage: Usage, route?: string) => (settled ??= this.#settle(ticket, request, usage, keyTicket, route)),
       limits: rateLimitState(org.limits, windows.requests.total, windows.tokens.total, head, now),
     };
   }
@@ -150,26 +165,58 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
       cacheWriteTokens: balances.cacheWriteTokens,
       costUsd: microsToUsd(balances.costMicros),
       inFlight: this.#windows.get(org)?.inFlight ?? 0,
+      keys: this.#keyUsage(org),
     };
+  }
+
+  #keyUsage(org: string): Record<string, KeyUsageReport> {
+    const now = this.clock.now();
+    const report: Record<string, KeyUsageReport> = {};
+    for (const [keyId, state] of this.#keyStates) {
+      const key = this.#keyById().get(keyId);
+      if (key?.org !== org) continue;
+      refreshBudget(state, key, now);
+      report[keyId] = keyUsageReport(key, state);
+    }
+    return report;
+  }
+
+  /** A key's state, created at its first request; callers bring its budget period up to date. */
+  #keyState(keyId: string): KeyState {
+    let state = this.#keyStates.get(keyId);
+    if (!state) {
+      state = emptyKeyState();
+      this.#keyStates.set(keyId, state);
+    }
+    return state;
+  }
+
+  /** Keys by id, rebuilt when keys were added (created keys; configured ids once assigned). */
+  #keyById(): Map<string, KeyRecord> {
+    const records = this.keys.records();
+    if (this.#keysById.size !== records.length) this.#keysById = new Map(records.map((record) => [record.keyId, record]));
+    return this.#keysById;
   }
 
   /**
    * Never throws: it runs after the answer was given, so a failure here can only leak the slot or turn a
-   * delivered answer into a 500 (issue 15). Whatever goes wrong frees the slot and is logged.
+   * delivered answer into a 500 (issue 15). Whatever goes wrong frees the slot (the organization's and the
+   * key's, with their reservations) and is logged.
    * Resolves to the micro-dollars charged (the X-Service-Cost-Usd header), undefined when it failed.
    */
-  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage): Promise<number | undefined> {
+  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, keyTicket: WindowTicket, route: string | undefined): Promise<number | undefined> {
     const windows = this.#windows.get(request.principal.org)!;
     try {
-      return await this.#charge(ticket, request, usage, windows);
+      return await this.#charge(ticket, request, usage, windows, keyTicket, route);
     } catch (error) {
       releaseSlot(windows, ticket, 0);
+      releaseSlot(this.#keyState(request.principal.keyId).windows, keyTicket, 0);
       this.logger.error(`settlement of ${request.alias} for ${request.principal.org} failed; its slot is released, nothing was charged`, error);
       return undefined;
     }
   }
 
-  async #charge(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows): Promise<number> {
+  async #charge(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows, keyTicket: WindowTicket, route: string | undefined): Promise<number> {
     const org = request.principal.org;
     const config = this.config.organizations[org]!;
     const balances = this.#balances.get(org)!;
@@ -179,15 +226,19 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     if (clean.inputTokens === 0 && clean.outputTokens === 0) {
       // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
       releaseSlot(windows, ticket, 0);
+      settleKey(this.#keyState(request.principal.keyId), keyTicket, clean, 0);
       return 0;
     }
     const charge = chargeFor(config, balances, request, clean);
     applySettlement(balances, windows, ticket, clean, charge);
+    const keyState = this.#keyState(request.principal.keyId);
+    refreshBudget(keyState, request.principal, this.clock.now());
+    settleKey(keyState, keyTicket, clean, charge.costMicros);
     if (!this.#files) return charge.costMicros;
     // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
     // is not taken back — the answer was already produced — but the operator is told what is missing
     // (StoreFiles.settle never rejects). The ledger's id is unique across restarts, unlike the admission's number.
-    const line: LedgerLine = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId };
+    const line: LedgerLine = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId, route };
     // Only when there were any, so a line without cached tokens reads as before (LedgerLine).
     if (clean.cachedInputTokens > 0) line.cached = clean.cachedInputTokens;
     if (clean.cacheWriteTokens > 0) line.written = clean.cacheWriteTokens;
@@ -205,7 +256,11 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const orgs: SnapshotState['orgs'] = {};
     for (const [name, balances] of this.#dormant) orgs[name] = { ...balances };
     for (const [name, balances] of this.#balances) orgs[name] = { ...balances };
-    return { orgs, keys: [...this.#createdKeys.values()], revoked: [...this.#revoked] };
+    const keyStates: SnapshotState['keyStates'] = {};
+    for (const [keyId, { spentMicros, budgetResetAt, requests, inputTokens, outputTokens, costMicros }] of this.#keyStates) {
+      keyStates[keyId] = { spentMicros, budgetResetAt, requests, inputTokens, outputTokens, costMicros };
+    }
+    return { orgs, keys: [...this.#createdKeys.values()], revoked: [...this.#revoked], keyStates };
   }
 
   #restore(state: SnapshotState): void {
@@ -223,6 +278,8 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     }
     for (const key of state.keys) this.#apply({ t: 'key', at: now, ...key });
     for (const keyId of state.revoked) this.#apply({ t: 'revoke', at: now, keyId });
+    // Per-key totals and budget spend; windows (limits, in-flight reservations) do not outlive the process.
+    for (const [keyId, totals] of Object.entries(state.keyStates)) this.#keyStates.set(keyId, { ...emptyKeyState(), ...totals });
   }
 
   /** Replays one journal line onto the state: used at start-up and for admin changes. */
@@ -242,6 +299,12 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         // Replayed at its own instant, so usage of an earlier period does not count against this one.
         if (config) refreshAllowance(balances, config, record.at);
         chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out, cachedInputTokens: record.cached ?? 0, cacheWriteTokens: record.written ?? 0 }, { includedTokens: record.included, costMicros: record.cost });
+        // The key's totals and its budget period's spend, replayed at the line's own instant.
+        if (record.keyId) {
+          const keyState = this.#keyState(record.keyId);
+          refreshBudget(keyState, this.#keyById().get(record.keyId) ?? {}, record.at);
+          settleKey(keyState, undefined, { inputTokens: record.in, outputTokens: record.out }, record.cost);
+        }
         return;
       }
       case 'topup': {

@@ -11,6 +11,30 @@ export interface OrgKeys {
   exporter: string;
   /** Leases that expired unsettled, kept so their settlement still charges once. */
   lapsed: string;
+  /** Reservations of requests in flight (hash: lease id → micro-dollars); their sum is bal's `reserved`. */
+  reservations: string;
+}
+
+/** One API key's own state (per-key limits and budgets), in its organization's slot. */
+export interface KeyKeys {
+  /** Hash: spent, resetAt (budget period), reserved, requests, in, out, cost. */
+  state: string;
+  /** The key's rate-limit windows, the organization's layout. */
+  win: string;
+  /** Zset of the key's leases in flight, each expiring as the organization's do. */
+  slots: string;
+  /** Hash: lease id → micro-dollars the key's budget reserved for it. */
+  reservations: string;
+}
+
+export function keyKeys(prefix: string, org: string, keyId: string): KeyKeys {
+  const base = `${prefix}{${org}}:key:${keyId}:`;
+  return { state: `${base}state`, win: `${base}win`, slots: `${base}slots`, reservations: `${base}reservations` };
+}
+
+/** An Idempotency-Key's record (redis-idempotency-store.ts), in the organization's slot; named by the key's hash. */
+export function idempotencyKey(prefix: string, org: string, keyHash: string): string {
+  return `${prefix}{${org}}:idem:${keyHash}`;
 }
 
 /**
@@ -33,5 +57,6 @@ export function orgKeys(prefix: string, org: string): OrgKeys {
     changes: `${base}changes`,
     exporter: `${base}ledger-exporter`,
     lapsed: `${base}lapsed`,
+    reservations: `${base}reservations`,
   };
 }

@@ -155,6 +155,7 @@ function ledgerLineOf(fields: string[]): LedgerLine[] {
   const line: LedgerLine = { t: 'settle', id: value.id ?? '', at: Number(value.at), org: value.org ?? '', keyId: value.keyId ?? '', alias: value.alias ?? '', in: Number(value.in), out: Number(value.out), included: Number(value.included), cost: Number(value.cost) };
   // Settlements spooled by a version without request ids wrote none.
   if (value.requestId) line.requestId = value.requestId;
+  if (value.route) line.route = value.route;
   // As the memory store writes them: only when there were any (older entries have none).
   if (Number(value.cached) > 0) line.cached = Number(value.cached);
   if (Number(value.written) > 0) line.written = Number(value.written);

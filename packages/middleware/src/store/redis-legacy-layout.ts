@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { KeyRecord } from '../auth/index.js';
-import { orgKeys } from './redis-keys.js';
+import { keyKeys, orgKeys } from './redis-keys.js';
 import type { SpooledSettlement } from './settlement-spool.js';
 
 /**
@@ -42,13 +42,32 @@ export async function migrateLegacyLedger(redis: Redis, prefix: string): Promise
   while (((await redis.eval(MOVE_LEDGER_BATCH, 1, `${prefix}ledger`, prefix)) as number) > 0);
 }
 
-/** A settlement spooled by the old version (its keys and arguments as then sent), as the current script takes it. */
+/**
+ * A settlement spooled by an older version (its keys and arguments as then sent), as the current script
+ * takes it: 10 keys, then ARGV id … requestId (15), i17's cached written pricePicoCached pricePicoWrite
+ * (16–19), i22's key window second and route (20, 21).
+ */
 export function upgradeSpooledSettlement(prefix: string, settlement: SpooledSettlement): SpooledSettlement {
-  if (settlement.args.length !== 17) return settlement;
-  const k = orgKeys(prefix, String(settlement.args[14]));
-  // No window second: the old windows are gone, so there is nothing to correct.
-  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, ...settlement.args.slice(5), '', 0] };
+  const { args } = settlement;
+  if (String(args[5]).endsWith(':reservations')) {
+    // 10 keys and 17 ARGVs: i22's layout before i17's cache ARGVs were merged in front of its own two.
+    if (args.length !== 27) return settlement;
+    return { id: settlement.id, args: [...args.slice(0, 25), ...NO_CACHE, args[25]!, args[26]!] };
+  }
+  // Spooled with five keys (before reservations and per-key state): args[14] is the organization and
+  // args[15] the key id in every such layout (17 arguments, 19–20 with the window second and request id,
+  // 24 with i17's cache ARGVs).
+  const k = orgKeys(prefix, String(args[14]));
+  const kk = keyKeys(prefix, String(args[14]), String(args[15]));
+  // No window second in the oldest layout: the old windows are gone, so there is nothing to correct.
+  const upToRequestId = args.length === 17 ? [...args.slice(5), '', 0, ''] : args.length === 19 ? [...args.slice(5), ''] : args.slice(5, 20);
+  const cache = args.length === 24 ? args.slice(20, 24) : NO_CACHE;
+  // Nothing was reserved before reservations: the script finds no entry to release, and no key window second.
+  return { id: settlement.id, args: [k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations, ...upToRequestId, ...cache, '', ''] };
 }
+
+/** No cached or written tokens; the cache rates then default to the input rate in the script. */
+const NO_CACHE: (string | number)[] = [0, 0, '', ''];
 
 /** KEYS: oldBal oldRpm oldTpm oldTpmtok oldSlots bal lapsed. ARGV: now. */
 const MOVE_ORGANIZATION = `

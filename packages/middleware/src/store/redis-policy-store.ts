@@ -8,14 +8,17 @@ import { nextReset } from '../policy/allowance-period.js';
 import { declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
 import type { WindowTicket } from '../policy/org-state.js';
+import { worstCaseMicros } from '../policy/admission-rules.js';
+import { keyBudgetSpent } from '../policy/key-rules.js';
 import { rateLimitState } from '../policy/rate-limit-state.js';
-import type { Admission, AdminOperations, AdmissionRequest, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { admitScript, settleScript } from './redis-scripts.js';
+import { RedisIdempotencyStore } from './redis-idempotency-store.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
-import { orgKeys, type OrgKeys } from './redis-keys.js';
+import { keyKeys, orgKeys, type OrgKeys } from './redis-keys.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
 import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
@@ -24,7 +27,7 @@ import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } 
 const SLOT_LEASE_MS = 15 * 60_000;
 const SETTLE_RETRY_MS = 1_000;
 /** A release whose admission may or may not have run: no window to correct. */
-const NOT_COUNTED: WindowTicket = { tokenSecond: undefined, estimatedTokens: 0 };
+const NOT_COUNTED: WindowTicket = { tokenSecond: undefined, estimatedTokens: 0, reservedMicros: 0 };
 
 type ScriptedRedis = (Redis | Cluster) & {
   tollgateAdmit(...args: (string | number)[]): Promise<string[]>;
@@ -48,6 +51,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #spool: SettlementSpool | undefined;
   #ledgerExport: RedisLedgerExport | undefined;
 
+  /** Idempotency-Key records, shared by every instance. */
+  readonly idempotency: RedisIdempotencyStore;
+
   /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
   #subscriber: Redis | Cluster | undefined;
 
@@ -59,7 +65,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     private readonly prefix: string,
     private readonly logger: Pick<Logger, 'error'>,
     private readonly connection: RedisConnection,
-  ) {}
+  ) {
+    this.idempotency = new RedisIdempotencyStore(redis, prefix);
+  }
 
   static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
     const { config } = options;
@@ -67,8 +75,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const connection: RedisConnection = config.store.cluster ? { cluster: config.store.cluster } : { url: config.store.url! };
     const redis = connectRedis(connection, { timeoutMs: config.policyTimeoutMs, failFast: true }) as ScriptedRedis;
     redis.on('error', () => undefined); // surfaced per command as policy_unavailable
-    redis.defineCommand('tollgateAdmit', { numberOfKeys: 5, lua: admitScript });
-    redis.defineCommand('tollgateSettle', { numberOfKeys: 5, lua: settleScript });
+    redis.defineCommand('tollgateAdmit', { numberOfKeys: 10, lua: admitScript });
+    redis.defineCommand('tollgateSettle', { numberOfKeys: 10, lua: settleScript });
     redis.defineCommand('tollgateTopUp', { numberOfKeys: 2, lua: topUpScript });
     redis.defineCommand('tollgatePaymentMethod', { numberOfKeys: 2, lua: paymentMethodScript });
     const store = new RedisPolicyStore(redis, config, options.keys, options.clock, config.store.prefix, options.logger ?? consoleLogger, connection);
@@ -167,11 +175,15 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const now = this.clock.now();
     const id = randomUUID();
     const k = this.#orgKeys(request.principal.org);
+    const { keyId, limits, budget } = request.principal;
+    const kk = keyKeys(this.prefix, request.principal.org, keyId);
     const admitOnce = () =>
       this.redis.tollgateAdmit(
-        k.bal, k.win, k.slots, k.revoked, k.lapsed,
-        now, id, request.principal.keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
+        k.bal, k.win, k.slots, k.revoked, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
+        now, id, keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
         request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
+        usdToMicros(org.overdraft), worstCaseMicros(request),
+        limits?.rpm ?? 0, limits?.tpm ?? 0, limits?.concurrency ?? 0, budget ? usdToMicros(budget.usd) : -1, budget ? nextReset({ period: budget.period }, now) : '',
       );
     let answer: string[];
     try {
@@ -193,7 +205,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 }, NOT_COUNTED);
       throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
     }
-    const [verdict, detail, requestsCounted, tokensCounted, head] = answer;
+    // The admit script answers billing's fields first, then the key's window second (redis-scripts.ts).
+    const [verdict, detail, requestsCounted, tokensCounted, head, keyDetail] = answer;
     switch (verdict) {
       case 'ok':
         break;
@@ -203,16 +216,20 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       case 'rate':
         throw new ServiceError('rate_limited', 'Rate limit reached; retry after the Retry-After interval', { retryAfterSeconds: Math.max(1, Math.ceil(Number(detail) / 1000)) });
       case 'wallet':
-        throw new ServiceError('wallet_empty', 'The organization\'s wallet is empty; add credit to continue', { recoveryUrl: this.config.recoveryUrl });
+        throw new ServiceError('wallet_empty', 'The organization\'s wallet cannot cover this request\'s worst-case cost; add credit to continue', { recoveryUrl: this.config.recoveryUrl });
+      case 'budget':
+        throw keyBudgetSpent(budget!, Number(detail) || now, this.config.recoveryUrl);
       case 'exhausted':
         throw new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', { resetAt: new Date(Number(detail) || now) });
       default:
         throw new ServiceError('policy_unavailable', `Unexpected policy answer ${verdict}`);
     }
-    const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens };
+    // The reservation is held and released in Redis (the settle script), not by this instance.
+    const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens, reservedMicros: 0 };
     let settled: Promise<number | undefined> | undefined;
+    const keyTokenSecond = keyDetail ?? '';
     return {
-      settle: (usage: Usage) => (settled ??= this.#settle(id, request, usage, ticket)),
+      settle: (usage: Usage, route?: string) => (settled ??= this.#settle(id, request, usage, ticket, keyTokenSecond, route)),
       limits: head ? rateLimitState(org.limits, Number(requestsCounted || 0), Number(tokensCounted || 0), Number(head), now) : undefined,
     };
   }
@@ -298,24 +315,56 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       cacheWriteTokens: Number(bal.cacheWrite ?? 0),
       costUsd: microsToUsd(Number(bal.cost ?? 0)),
       inFlight,
+      keys: await this.#keyUsage(org, now),
     };
   }
 
+  /** Per key of the organization that made requests: its totals and budget, from its state hash. */
+  async #keyUsage(org: string, now: number): Promise<Record<string, KeyUsageReport>> {
+    const records = this.keys.records().filter((record) => record.org === org);
+    const states = await Promise.all(
+      records.map((record) => {
+        const kk = keyKeys(this.prefix, org, record.keyId);
+        return Promise.all([this.redis.hgetall(kk.state), this.redis.zcount(kk.slots, `(${now}`, '+inf')]);
+      }),
+    );
+    const report: Record<string, KeyUsageReport> = {};
+    records.forEach((record, i) => {
+      const [state, inFlight] = states[i]!;
+      if (Object.keys(state).length === 0) return;
+      const resetAt = state.resetAt ? Number(state.resetAt) : null;
+      const renewed = resetAt === null || now >= resetAt;
+      const spent = renewed ? 0 : Number(state.spent ?? 0);
+      report[record.keyId] = {
+        requests: Number(state.requests ?? 0),
+        inputTokens: Number(state.in ?? 0),
+        outputTokens: Number(state.out ?? 0),
+        costUsd: microsToUsd(Number(state.cost ?? 0)),
+        budgetRemaining: record.budget ? microsToUsd(Math.max(0, usdToMicros(record.budget.usd) - spent)) : null,
+        budgetResetAt: record.budget ? new Date(renewed ? nextReset({ period: record.budget.period }, now) : resetAt!).toISOString() : null,
+        inFlight,
+      };
+    });
+    return report;
+  }
+
   /** Resolves to the micro-dollars charged, or undefined when Redis did not take it now (kept to retry). */
-  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket): Promise<number | undefined> {
+  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = '', route = ''): Promise<number | undefined> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
+    const kk = keyKeys(this.prefix, request.principal.org, request.principal.keyId);
     const now = this.clock.now();
     const tokens = billedTokens(usage);
     const rates = picoRates(request.price);
     const settlement: SpooledSettlement = {
       id,
       args: [
-        k.bal, k.win, k.slots, k.ledger, k.lapsed,
+        k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
         id, tokens.inputTokens, tokens.outputTokens, request.billing, org.included?.tokens ?? -1,
         rates.input, rates.output, now, org.included ? nextReset(org.included, now) : '',
         request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '',
-        tokens.cachedInputTokens, tokens.cacheWriteTokens, rates.cachedInput, rates.cacheWrite,
+        // i17-billing's ARGVs (16–19) first, then i22's key window second and route (20, 21): redis-scripts.ts.
+        tokens.cachedInputTokens, tokens.cacheWriteTokens, rates.cachedInput, rates.cacheWrite, keyTokenSecond, route,
       ],
     };
     return this.redis.tollgateSettle(...settlement.args).then(

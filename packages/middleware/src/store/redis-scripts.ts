@@ -10,7 +10,8 @@
  * leases of requests in flight, each expiring so a dead instance's slots come back), lapsed (zset of
  * leases that expired unsettled, kept 7 days), revoked (set of the organization's revoked key ids),
  * ledger (stream of settlements, trimmed once exported: redis-ledger-export.ts), changes (stream of
- * top-ups and payment-method changes, capped at about 10,000).
+ * top-ups and payment-method changes, capped at about 10,000), reservations (hash: lease id → the
+ * worst-case micro-dollars its admission reserved; bal's `reserved` is their sum).
  *
  * A settlement charges only if it removes its admission's lease, from slots or lapsed: that makes a
  * settlement sent again (after a lost reply, from the pending file) a no-op with no per-settlement
@@ -69,11 +70,78 @@ end
 `;
 
 /**
- * KEYS: bal win slots revoked lapsed. ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs.
- * Returns {'ok', second the tokens count in (or ''), requests counted, tokens counted, window head second}
- * (the last three '' when not limited) or a refusal.
+ * Reservations (README "Reservations"), kept apart from the limits and the charge: the same rule as
+ * policy/admission-rules.ts `canReserve`, and the release that both a settlement and a lease that
+ * lapsed unsettled perform — once, since whichever comes first deletes the lease's entry.
  */
-export const admitScript = `${ringFunctions}
+const reservationFunctions = `
+local function canReserve(bal, overdraft, reservation)
+  local headroom = tonumber(redis.call('HGET', bal, 'wallet') or '0') - tonumber(redis.call('HGET', bal, 'reserved') or '0') + overdraft
+  return headroom > 0 and headroom >= reservation
+end
+local function reserve(bal, reservations, id, reservation)
+  if reservation <= 0 then return end
+  redis.call('HSET', reservations, id, string.format('%d', reservation))
+  redis.call('HINCRBY', bal, 'reserved', string.format('%d', reservation))
+end
+local function releaseReservation(bal, reservations, id)
+  local held = tonumber(redis.call('HGET', reservations, id) or '')
+  if held == nil then return end
+  redis.call('HDEL', reservations, id)
+  redis.call('HINCRBY', bal, 'reserved', string.format('%d', 0 - held))
+end
+`;
+
+/**
+ * The API key's own limits and budget (README "Per-key limits and budgets"), checked after the
+ * organization's with the same window arithmetic. KEYS[7..10]: the key's state, win, slots, reservations.
+ * ARGV[14..18]: its rpm tpm conc (0: none), budget micro-dollars (-1: none), and when a new period would end.
+ * Returns a refusal, or nil and the key's window head.
+ */
+const keyCheckFunction = `
+local function keyDenial(now, est, reservation)
+  local krpm = tonumber(ARGV[14])
+  local ktpm = tonumber(ARGV[15])
+  local khead = nil
+  if krpm > 0 or ktpm > 0 then khead = advance(KEYS[8], math.floor(now / 1000)) end
+  if krpm > 0 then
+    local admitted = tonumber(redis.call('HGET', KEYS[8], 'rt') or '0')
+    if admitted >= krpm then return {'rate', tostring(waitUntilFreed(KEYS[8], 'r', khead, admitted - krpm + 1, now))} end
+  end
+  if ktpm > 0 then
+    local used = tonumber(redis.call('HGET', KEYS[8], 'tt') or '0')
+    if used > 0 and used + est > ktpm then return {'rate', tostring(waitUntilFreed(KEYS[8], 't', khead, used + est - ktpm, now))} end
+  end
+  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[9], '-inf', now, 'LIMIT', 0, 100)
+  if #lapsed > 0 then
+    for _, id in ipairs(lapsed) do releaseReservation(KEYS[7], KEYS[10], id) end
+    redis.call('ZREM', KEYS[9], unpack(lapsed))
+  end
+  local kconc = tonumber(ARGV[16])
+  if kconc > 0 and redis.call('ZCOUNT', KEYS[9], '(' .. now, '+inf') >= kconc then return {'rate', '1000'} end
+  local budget = tonumber(ARGV[17])
+  if budget >= 0 then
+    local resetAt = tonumber(redis.call('HGET', KEYS[7], 'resetAt') or '')
+    if resetAt == nil or now >= resetAt then
+      redis.call('HSET', KEYS[7], 'spent', 0, 'resetAt', ARGV[18])
+      resetAt = tonumber(ARGV[18])
+    end
+    local headroom = budget - tonumber(redis.call('HGET', KEYS[7], 'spent') or '0') - tonumber(redis.call('HGET', KEYS[7], 'reserved') or '0')
+    if not (headroom > 0 and headroom >= reservation) then return {'budget', tostring(resetAt)} end
+  end
+  return nil, khead
+end
+`;
+
+/**
+ * KEYS: bal win slots revoked lapsed reservations keyState keyWin keySlots keyReservations.
+ * ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs overdraftMicros worstCaseMicros
+ * keyRpm keyTpm keyConc keyBudgetMicros keyNextReset.
+ * Returns {'ok', second the organization's tokens count in (or ''), requests counted, tokens counted, window
+ * head second (these three '' when not limited; for the rate-limit headers), the key's tokens second (or '')}
+ * or a refusal.
+ */
+export const admitScript = `${ringFunctions}${reservationFunctions}${keyCheckFunction}
 local now = tonumber(ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'uninitialised'} end
 if redis.call('SISMEMBER', KEYS[4], ARGV[3]) == 1 then return {'revoked'} end
@@ -95,7 +163,10 @@ end
 -- are kept aside, so their settlement, if it ever comes, still charges once.
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
 if #lapsed > 0 then
-  for _, id in ipairs(lapsed) do redis.call('ZADD', KEYS[5], now + 604800000, id) end
+  for _, id in ipairs(lapsed) do
+    redis.call('ZADD', KEYS[5], now + 604800000, id)
+    releaseReservation(KEYS[1], KEYS[6], id)
+  end
   redis.call('ZREM', KEYS[3], unpack(lapsed))
   redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
 end
@@ -106,17 +177,36 @@ if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then
   redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[10])
   resetAt = ARGV[10]
 end
-local wallet = tonumber(redis.call('HGET', KEYS[1], 'wallet') or '0')
 local payment = redis.call('HGET', KEYS[1], 'payment') == '1'
 local incTokens = tonumber(ARGV[9])
+local overdraft = tonumber(ARGV[12])
+local reservation = tonumber(ARGV[13])
 if ARGV[8] == 'included' and incTokens >= 0 then
   local incUsed = tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0')
   if incUsed >= incTokens then
     if not payment then return {'exhausted', resetAt or ''} end
-    if wallet <= 0 then return {'wallet'} end
+    if not canReserve(KEYS[1], overdraft, reservation) then return {'wallet'} end
+  else
+    -- Within the allowance: admitted whatever the wallet holds (contract §7.1), and nothing reserved.
+    reservation = 0
   end
-elseif wallet <= 0 then
+elseif not canReserve(KEYS[1], overdraft, reservation) then
   return {'wallet'}
+end
+local keyRefusal, khead = keyDenial(now, est, reservation)
+if keyRefusal then return keyRefusal end
+reserve(KEYS[1], KEYS[6], ARGV[2], reservation)
+reserve(KEYS[7], KEYS[10], ARGV[2], reservation)
+redis.call('ZADD', KEYS[9], now + tonumber(ARGV[11]), ARGV[2])
+local keyTokenSecond = ''
+if tonumber(ARGV[14]) > 0 then
+  redis.call('HINCRBY', KEYS[8], 'r' .. (khead % RING), 1)
+  redis.call('HINCRBY', KEYS[8], 'rt', 1)
+end
+if tonumber(ARGV[15]) > 0 then
+  redis.call('HINCRBY', KEYS[8], 't' .. (khead % RING), est)
+  redis.call('HINCRBY', KEYS[8], 'tt', est)
+  keyTokenSecond = tostring(khead)
 end
 local requestsCounted = ''
 if rpm > 0 then
@@ -132,11 +222,13 @@ if tpm > 0 then
 end
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[11]), ARGV[2])
 -- The windows' totals after this admission, for the rate-limit headers of its answer (no extra round trip).
-return {'ok', tokenSecond, requestsCounted, tokensCounted, tostring(head or '')}
+return {'ok', tokenSecond, requestsCounted, tokensCounted, tostring(head or ''), keyTokenSecond}
 `;
 
 /**
- * KEYS: bal win slots ledger lapsed.
+ * KEYS: bal win slots ledger lapsed reservations keyState keyWin keySlots keyReservations.
+ * (ARGV[20], the key's window second, and ARGV[21], the route that answered, follow i17's cache ARGVs;
+ * either may be absent in a settlement spooled by an older version.)
  * ARGV: id in out billing incTokens pricePicoIn pricePicoOut now nextReset org keyId alias tokenSecond est
  * requestId cached written pricePicoCached pricePicoWrite (the last five may be absent in a settlement
  * spooled by an older version: no id, no cached tokens). `cached`/`written` are parts of `in`, already
@@ -152,7 +244,7 @@ return {'ok', tokenSecond, requestsCounted, tokensCounted, tostring(head or '')}
  * Integers go to Redis through string.format('%d'): Lua hands numbers to redis.call as '%.14g', which
  * turns 15-digit integers into '1.2345678901234e+14' and makes HINCRBY fail half-way through the script.
  */
-export const settleScript = `
+export const settleScript = `${reservationFunctions}
 local MAX = 9007199254740991
 local function count(value)
   local n = tonumber(value)
@@ -202,6 +294,9 @@ elseif pico / 1000000 < MAX then
   cost = math.ceil(pico / 1000000)
 end
 if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
+releaseReservation(KEYS[1], KEYS[6], ARGV[1])
+redis.call('ZREM', KEYS[9], ARGV[1])
+releaseReservation(KEYS[7], KEYS[10], ARGV[1])
 if refill then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
 local tokenSecond = tonumber(ARGV[13])
 if tokenSecond then
@@ -212,7 +307,21 @@ if tokenSecond then
     redis.call('HINCRBY', KEYS[2], 'tt', delta)
   end
 end
+local keySecond = tonumber(ARGV[20] or '')
+if keySecond then
+  local head = tonumber(redis.call('HGET', KEYS[8], 'head') or '')
+  if head and keySecond <= head and head - keySecond < 61 then
+    local delta = int(inT + outT - tonumber(ARGV[14]))
+    redis.call('HINCRBY', KEYS[8], 't' .. (keySecond % 61), delta)
+    redis.call('HINCRBY', KEYS[8], 'tt', delta)
+  end
+end
 if inT + outT == 0 then return 0 end
+redis.call('HINCRBY', KEYS[7], 'spent', int(cost))
+redis.call('HINCRBY', KEYS[7], 'requests', 1)
+redis.call('HINCRBY', KEYS[7], 'in', int(inT))
+redis.call('HINCRBY', KEYS[7], 'out', int(outT))
+redis.call('HINCRBY', KEYS[7], 'cost', int(cost))
 redis.call('HINCRBY', KEYS[1], 'incUsed', int(included))
 redis.call('HINCRBY', KEYS[1], 'wallet', int(-cost))
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
@@ -221,6 +330,6 @@ redis.call('HINCRBY', KEYS[1], 'out', int(outT))
 if cachedT > 0 then redis.call('HINCRBY', KEYS[1], 'cachedIn', int(cachedT)) end
 if writtenT > 0 then redis.call('HINCRBY', KEYS[1], 'cacheWrite', int(writtenT)) end
 redis.call('HINCRBY', KEYS[1], 'cost', int(cost))
-redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', int(inT), 'out', int(outT), 'included', int(included), 'cost', int(cost), 'at', ARGV[8], 'requestId', ARGV[15] or '', 'cached', int(cachedT), 'written', int(writtenT))
+redis.call('XADD', KEYS[4], '*', 't', 'settle', 'id', ARGV[1], 'org', ARGV[10], 'keyId', ARGV[11], 'alias', ARGV[12], 'in', int(inT), 'out', int(outT), 'included', int(included), 'cost', int(cost), 'at', ARGV[8], 'requestId', ARGV[15] or '', 'cached', int(cachedT), 'written', int(writtenT), 'route', ARGV[21] or '')
 return cost
 `;

@@ -17,6 +17,16 @@ const balances = z.object({
   costMicros: z.number().int(),
 });
 
+/** A key's totals and its budget period's spend (README "Per-key limits and budgets"); its windows are transient. */
+const keyTotals = z.object({
+  spentMicros: z.number().int(),
+  budgetResetAt: z.number().nullable(),
+  requests: z.number().int().nonnegative(),
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  costMicros: z.number().int(),
+});
+
 const snapshotSchema = z.object({
   format: z.literal(FORMAT),
   version: z.literal(1),
@@ -29,16 +39,18 @@ const snapshotSchema = z.object({
   keys: z.array(z.object({ keyId: z.string(), org: z.string(), scopes: z.array(z.enum(['models', 'sql', 'sql:read'])), sha256: z.string() })),
   /** Key ids revoked through the store, config keys included. */
   revoked: z.array(z.string()),
+  /** Per key id: totals and budget spend. Absent in snapshots written before per-key budgets. */
+  keyStates: z.record(z.string(), keyTotals).default({}),
 });
 
 /** The memory store's compact state: what a start-up reads instead of the history. */
 export type StoreSnapshot = z.infer<typeof snapshotSchema>;
 /** The state part of a snapshot, as the store captures and restores it. */
-export type SnapshotState = Pick<StoreSnapshot, 'orgs' | 'keys' | 'revoked'>;
+export type SnapshotState = Pick<StoreSnapshot, 'orgs' | 'keys' | 'revoked' | 'keyStates'>;
 
 /** One line of JSON, `format` first, so a file's first bytes tell a snapshot from an old-format journal. */
 export function serializeSnapshot(journal: number, at: number, state: SnapshotState): string {
-  const snapshot: StoreSnapshot = { format: FORMAT, version: 1, journal, at, orgs: state.orgs, keys: state.keys, revoked: state.revoked };
+  const snapshot: StoreSnapshot = { format: FORMAT, version: 1, journal, at, orgs: state.orgs, keys: state.keys, revoked: state.revoked, keyStates: state.keyStates };
   return `${JSON.stringify(snapshot)}\n`;
 }
 

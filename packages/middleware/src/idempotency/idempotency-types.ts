@@ -1,0 +1,37 @@
+/** A model request's answer as it was written, kept for a repeat with the same Idempotency-Key. */
+export interface StoredAnswer {
+  status: number;
+  /** Header name and value pairs, as sent (lower-case names). */
+  headers: [string, string][];
+  /** The body bytes, base64: a JSON answer or a whole SSE stream. */
+  body: string;
+}
+
+/** What `begin` found for an organization's key. */
+export type IdempotencyClaim =
+  /** No request had the key: this one runs, and must `complete` or `abandon` with the token. */
+  | { state: 'claimed'; token: string }
+  /** A request with the key and this body is still running. */
+  | { state: 'running' }
+  /** A request with the key and this body finished; its answer, unless it was too large to keep. */
+  | { state: 'done'; answer: StoredAnswer | undefined }
+  /** The key was used with a different request. */
+  | { state: 'mismatch' };
+
+/**
+ * Where Idempotency-Key records live (README "Idempotency keys"): per organization, for 24 hours after
+ * the answer, bounded. The memory store keeps them in an LRU map; the Redis store in keys with a TTL in
+ * the organization's slot, so every instance sees them.
+ */
+export interface IdempotencyStore {
+  begin(org: string, key: string, fingerprint: string): Promise<IdempotencyClaim>;
+  /** Records the answer (undefined: finished, but too large to keep) if `token` still holds the key. */
+  complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): Promise<void>;
+  /** Frees the key (the request was refused or failed before a whole answer) if `token` still holds it. */
+  abandon(org: string, key: string, token: string): Promise<void>;
+}
+
+/** How long an answer is replayed. */
+export const ANSWER_TTL_MS = 24 * 60 * 60_000;
+/** How long a running claim holds its key if its instance dies before completing: longer than any request. */
+export const RUNNING_TTL_MS = 15 * 60_000;

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../runtime-clock.js';
+import { ANSWER_TTL_MS, RUNNING_TTL_MS, type IdempotencyClaim, type IdempotencyStore, type StoredAnswer } from './idempotency-types.js';
+
+interface Entry {
+  fingerprint: string;
+  token: string;
+  answer: StoredAnswer | undefined;
+  done: boolean;
+  bytes: number;
+  expiresAt: number;
+}
+
+/**
+ * Idempotency records of a single process: a Map in least-recently-used order (a hit moves its entry to
+ * the end), bounded in entries and in bytes of kept answers, each entry expiring after its TTL. Evicting
+ * the oldest first means a key dropped under pressure is one not seen for the longest time.
+ *
+ * @example
+ * const store = new MemoryIdempotencyStore(systemClock, { maxEntries: 10_000, maxBytes: 64 * 1_048_576 });
+ */
+export class MemoryIdempotencyStore implements IdempotencyStore {
+  readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly bounds: { maxEntries: number; maxBytes: number },
+  ) {}
+
+  async begin(org: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
+    const id = entryId(org, key);
+    const now = this.clock.now();
+    const entry = this.#entries.get(id);
+    if (entry && entry.expiresAt > now) {
+      this.#entries.delete(id);
+      this.#entries.set(id, entry);
+      if (entry.fingerprint !== fingerprint) return { state: 'mismatch' };
+      return entry.done ? { state: 'done', answer: entry.answer } : { state: 'running' };
+    }
+    if (entry) this.#remove(id, entry);
+    const token = randomUUID();
+    this.#entries.set(id, { fingerprint, token, answer: undefined, done: false, bytes: 0, expiresAt: now + RUNNING_TTL_MS });
+    this.#evict();
+    return { state: 'claimed', token };
+  }
+
+  async complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): Promise<void> {
+    const entry = this.#entries.get(entryId(org, key));
+    if (!entry || entry.token !== token) return;
+    entry.done = true;
+    entry.answer = answer;
+    entry.bytes = answer ? answer.body.length + JSON.stringify(answer.headers).length : 0;
+    entry.expiresAt = this.clock.now() + ANSWER_TTL_MS;
+    this.#bytes += entry.bytes;
+    this.#evict();
+  }
+
+  async abandon(org: string, key: string, token: string): Promise<void> {
+    const id = entryId(org, key);
+    const entry = this.#entries.get(id);
+    if (entry && entry.token === token) this.#remove(id, entry);
+  }
+
+  /** Entries held now (for tests of the bounds). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #evict(): void {
+    for (const [id, entry] of this.#entries) {
+      if (this.#entries.size <= this.bounds.maxEntries && this.#bytes <= this.bounds.maxBytes) return;
+      this.#remove(id, entry);
+    }
+  }
+
+  #remove(id: string, entry: Entry): void {
+    this.#entries.delete(id);
+    this.#bytes -= entry.bytes;
+  }
+}
+
+/** Keys are per organization: the same key from two organizations names two requests. */
+function entryId(org: string, key: string): string {
+  return `${org}\u0000${key}`;
+}

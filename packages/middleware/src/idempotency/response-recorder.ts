@@ -1,0 +1,85 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { StoredAnswer } from './idempotency-types.js';
+
+/** Per connection, not per answer: a replay gets its own. */
+const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
+
+/**
+ * Keeps a copy of what a handler writes (status, headers, body bytes up to a bound) so an idempotent
+ * request's answer can be replayed. Installed only on requests that carry an Idempotency-Key, so other
+ * requests pay nothing for it.
+ */
+export class ResponseRecorder {
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  #tooLarge = false;
+  #given: OutgoingHttpHeaders = {};
+  /** Whether the handler ended the response while its client was still there. */
+  endedWhole = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly maxBytes: number,
+    departed: () => boolean,
+  ) {
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      const headers = args.find((arg, i) => i > 0 && typeof arg === 'object' && arg !== null && !Array.isArray(arg));
+      if (headers) this.#given = headers as OutgoingHttpHeaders;
+      return writeHead(...args);
+    }) as ServerResponse['writeHead'];
+    res.write = ((...args: unknown[]) => {
+      this.#keep(args[0], args[1]);
+      return write(...args);
+    }) as ServerResponse['write'];
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] !== 'function') this.#keep(args[0], args[1]);
+      this.endedWhole = !departed();
+      return end(...args);
+    }) as ServerResponse['end'];
+  }
+
+  /** The answer as written; undefined when it was larger than the bound (it is then not replayable). */
+  answer(): StoredAnswer | undefined {
+    if (this.#tooLarge) return undefined;
+    const headers: [string, string][] = [];
+    const all: OutgoingHttpHeaders = { ...this.res.getHeaders() };
+    for (const [name, value] of Object.entries(this.#given)) all[name.toLowerCase()] = value;
+    for (const [name, value] of Object.entries(all)) {
+      if (value === undefined || NOT_REPLAYED.has(name)) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.push([name, String(one)]);
+    }
+    return { status: this.res.statusCode, headers, body: Buffer.concat(this.#chunks).toString('base64') };
+  }
+
+  get status(): number {
+    return this.res.statusCode;
+  }
+
+  #keep(chunk: unknown, encoding: unknown): void {
+    if (this.#tooLarge || chunk === undefined || chunk === null) return;
+    // A Buffer written is not changed afterwards by its writer (Node may still be sending it): kept without a copy.
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    this.#bytes += bytes.length;
+    if (this.#bytes > this.maxBytes) {
+      this.#tooLarge = true;
+      this.#chunks = [];
+      return;
+    }
+    this.#chunks.push(bytes);
+  }
+}
+
+/** Writes a kept answer again, marked as a replay. */
+export function replayAnswer(res: ServerResponse, answer: StoredAnswer): void {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of answer.headers) {
+    const previous = headers[name];
+    headers[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [String(previous)]), value];
+  }
+  headers['idempotent-replayed'] = 'true';
+  res.writeHead(answer.status, headers);
+  res.end(Buffer.from(answer.body, 'base64'));
+}

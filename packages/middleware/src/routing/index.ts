@@ -1,0 +1,1 @@
+export { RouteBoard, type RoutingStrategy, type CircuitBreaker } from './route-board.js';

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import OpenAI from 'openai';
+import type { ConfigInput } from '@tollgate/middleware';
+import { RedisServer } from '../../support/redis-server.js';
+import { keyOf, startPolicyStack } from '../policy/policy-fixture.js';
+
+type Stack = Awaited<ReturnType<typeof startPolicyStack>>;
+
+const CHAT = { model: 'gpt', messages: [{ role: 'user', content: 'one two three' }] };
+
+function post(url: string, body: unknown, idempotencyKey?: string, path = '/v1/chat/completions') {
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${keyOf('acme')}` };
+  if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+  return fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) }).then(async (response) => ({ status: response.status, headers: response.headers, text: await response.text() }));
+}
+
+/** Sends the request over a raw socket and drops the connection as soon as the answer starts arriving: a lost reply. */
+function postAndDropConnection(url: string, body: unknown, idempotencyKey: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\nauthorization: Bearer ${keyOf('acme')}\r\nidempotency-key: ${idempotencyKey}\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`);
+    });
+    socket.once('data', () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('Idempotency-Key on model requests (README "Idempotency keys")', function () {
+  let redis: RedisServer;
+  const stacks: Stack[] = [];
+  const start = async (organizations: ConfigInput['organizations'] = { acme: { wallet: 10 } }, store?: ConfigInput['store']) => {
+    const stack = await startPolicyStack(organizations, store ? { store } : {});
+    stacks.push(stack);
+    return stack;
+  };
+
+  before(async () => {
+    redis = await RedisServer.start();
+  });
+  after(() => redis.close());
+  afterEach(async () => {
+    for (const stack of stacks.splice(0)) await stack.close();
+  });
+
+  it('answers a repeat after a dropped connection with the same body and headers, billed once (raw HTTP)', async () => {
+    const stack = await start();
+    await postAndDropConnection(stack.gateway.url, CHAT, 'order-42');
+    const first = await post(stack.gateway.url, CHAT, 'first-twin');
+    // As a client does: a 409 (the first still finishing on the server) is retried.
+    let replay = await post(stack.gateway.url, CHAT, 'order-42');
+    for (let i = 0; i < 100 && replay.status === 409; i++) replay = await post(stack.gateway.url, CHAT, 'order-42');
+    assert.equal(replay.status, 200);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(JSON.parse(replay.text).choices[0].message.content, JSON.parse(first.text).choices[0].message.content);
+    const again = await post(stack.gateway.url, CHAT, 'order-42');
+    assert.equal(again.text, replay.text, 'the same bytes every time');
+    assert.equal(again.headers.get('x-request-id'), replay.headers.get('x-request-id'), 'the id of the request that ran');
+    assert.equal(stack.openai.requests.length, 2, 'the upstream ran once for order-42');
+    const usage = await stack.gateway.gate.admin.usage('acme');
+    assert.equal(usage.requests, 2);
+    assert.equal(Math.round((10 - usage.wallet) * 1e6), 2 * 48);
+  });
+
+  it('retries through the official openai SDK after a lost reply, billed once, with the same completion', async () => {
+    const stack = await start();
+    let dropped: string | undefined;
+    // The first answer arrives at the "network", which then fails as a reset connection would.
+    const flakyFetch: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (dropped !== undefined) return response;
+      dropped = await response.text();
+      throw new TypeError('fetch failed: socket hang up');
+    };
+    const client = new OpenAI({ baseURL: `${stack.gateway.url}/v1`, apiKey: keyOf('acme'), fetch: flakyFetch, maxRetries: 2 });
+    // openai 6.x: the `idempotencyKey` request option sends nothing unless the client sets an idempotency
+    // header name, so the key goes as a header.
+    const completion = await client.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'one two three' }] }, { headers: { 'Idempotency-Key': 'sdk-1' } });
+    assert.ok(dropped);
+    assert.deepEqual(completion, JSON.parse(dropped));
+    assert.equal(stack.openai.requests.length, 1);
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 1);
+  });
+
+  it('answers 422 idempotency_key_reused to a repeat with another body, running nothing', async () => {
+    const stack = await start();
+    assert.equal((await post(stack.gateway.url, CHAT, 'k-1')).status, 200);
+    const other = await post(stack.gateway.url, { ...CHAT, messages: [{ role: 'user', content: 'something else' }] }, 'k-1');
+    assert.equal(other.status, 422);
+    assert.equal(JSON.parse(other.text).error.code, 'idempotency_key_reused');
+    assert.equal(stack.openai.requests.length, 1);
+  });
+
+  it('answers 409 idempotency_key_in_use (x-should-retry: true) while the first still runs, then the answer', async () => {
+    const stack = await start();
+    stack.openai.delay(300);
+    const first = post(stack.gateway.url, CHAT, 'slow');
+    while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const busy = await post(stack.gateway.url, CHAT, 'slow');
+    assert.equal(busy.status, 409);
+    assert.equal(JSON.parse(busy.text).error.code, 'idempotency_key_in_use');
+    assert.equal(busy.headers.get('x-should-retry'), 'true');
+    const answer = await first;
+    assert.equal((await post(stack.gateway.url, CHAT, 'slow')).text, answer.text);
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 1);
+  });
+
+  it('replays a finished stream byte for byte', async () => {
+    const stack = await start();
+    const body = { ...CHAT, stream: true, stream_options: { include_usage: true } };
+    const first = await post(stack.gateway.url, body, 'stream-1');
+    const replay = await post(stack.gateway.url, body, 'stream-1');
+    assert.equal(replay.headers.get('content-type'), first.headers.get('content-type'));
+    assert.equal(replay.text, first.text);
+    assert.match(replay.text, /data: \[DONE\]/);
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 1);
+  });
+
+  it('frees the key when the request is refused, so the retry after a top-up runs', async () => {
+    const stack = await start({ acme: { wallet: 0 } });
+    assert.equal((await post(stack.gateway.url, CHAT, 'broke')).status, 402);
+    await stack.gateway.gate.admin.topUp('acme', 1);
+    const retried = await post(stack.gateway.url, CHAT, 'broke');
+    assert.equal(retried.status, 200);
+    assert.equal(retried.headers.get('idempotent-replayed'), null);
+  });
+
+  it('refuses a malformed key with 400, running nothing', async () => {
+    const stack = await start({ acme: { wallet: 10 } });
+    const bad = await post(stack.gateway.url, CHAT, 'x'.repeat(256));
+    assert.equal(bad.status, 400);
+    assert.equal(stack.openai.requests.length, 0);
+  });
+
+  it('replays across two instances sharing Redis, billed once', async () => {
+    const store = { kind: 'redis' as const, url: redis.url, prefix: `i${Math.random().toString(36).slice(2)}:` };
+    const a = await start({ acme: { wallet: 10 } }, store);
+    const b = await start({ acme: { wallet: 10 } }, store);
+    const first = await post(a.gateway.url, CHAT, 'shared-1');
+    const replay = await post(b.gateway.url, CHAT, 'shared-1');
+    assert.equal(replay.status, 200);
+    assert.equal(replay.text, first.text);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(b.openai.requests.length, 0);
+    assert.equal((await b.gateway.gate.admin.usage('acme')).requests, 1);
+    const other = await post(b.gateway.url, { ...CHAT, model: 'claude' }, 'shared-1');
+    assert.equal(other.status, 422);
+  });
+});

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { MemoryIdempotencyStore } from '../../../packages/middleware/src/idempotency/index.js';
+import { TestClock } from '../policy/policy-fixture.js';
+
+const answer = (body: string) => ({ status: 200, headers: [['content-type', 'application/json']] as [string, string][], body: Buffer.from(body).toString('base64') });
+
+async function finished(store: MemoryIdempotencyStore, org: string, key: string, body = '{}') {
+  const claim = await store.begin(org, key, 'f');
+  assert.equal(claim.state, 'claimed');
+  if (claim.state === 'claimed') await store.complete(org, key, claim.token, answer(body));
+}
+
+describe('memory idempotency records: bounded in entries, bytes and time', () => {
+  it('forgets the least recently used key past maxEntries', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 2, maxBytes: 1_000_000 });
+    await finished(store, 'acme', 'a');
+    await finished(store, 'acme', 'b');
+    assert.equal((await store.begin('acme', 'a', 'f')).state, 'done'); // a is now the most recent
+    await finished(store, 'acme', 'c');
+    assert.equal(store.size, 2);
+    assert.equal((await store.begin('acme', 'a', 'f')).state, 'done');
+    assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b was evicted');
+  });
+
+  it('forgets the oldest answers past maxBytes', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 100, maxBytes: 300 });
+    await finished(store, 'acme', 'a', 'x'.repeat(100));
+    await finished(store, 'acme', 'b', 'y'.repeat(100));
+    assert.equal((await store.begin('acme', 'a', 'f')).state, 'claimed', 'a was evicted to make room for b');
+  });
+
+  it('replays for 24 hours, then runs again; keys are per organization', async () => {
+    const clock = new TestClock();
+    const store = new MemoryIdempotencyStore(clock, { maxEntries: 100, maxBytes: 1_000_000 });
+    await finished(store, 'acme', 'a');
+    assert.equal((await store.begin('other', 'a', 'f')).state, 'claimed');
+    clock.advance(24 * 60 * 60_000 - 1);
+    assert.equal((await store.begin('acme', 'a', 'f')).state, 'done');
+    clock.advance(1);
+    assert.equal((await store.begin('acme', 'a', 'f')).state, 'claimed');
+  });
+});
