@@ -72,3 +72,13 @@ function readSecret(file: string): string | undefined {
   }
   return /^[0-9a-f]{64}$/.test(text) ? text : undefined;
 }
+
+/** Makes a directory's entries (a created, renamed or removed name) survive a crash: fsync of the directory itself. */
+export async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -3,15 +3,8 @@ import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** Makes a directory's entries (a created, renamed or deleted name) survive a crash. */
-export async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+/** One definition for the whole package (files/). */
+export { syncDirectory } from '../files/index.js';
 
 /**
  * Creates a new file that no one else could have prepared: O_EXCL (an existing name, a planted symlink

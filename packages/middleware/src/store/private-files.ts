@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../files/index.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, syncDirectory } from '../files/index.js';
 
 /** Store files hold balances, key hashes and who spent what: readable by their owner only (files/ decides the modes). */
-export { PRIVATE_FILE_MODE };
+export { PRIVATE_FILE_MODE, syncDirectory };
 
 /**
  * Creates a directory (and missing parents) readable by its owner only. An existing directory keeps its
@@ -13,16 +13,6 @@ export { PRIVATE_FILE_MODE };
 export async function ensurePrivateDirectory(dir: string, own = false): Promise<void> {
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   if (own) await chmod(dir, PRIVATE_DIR_MODE);
-}
-
-/** Makes a directory's entries (a created, renamed or removed file) durable: fsync of the directory itself. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
