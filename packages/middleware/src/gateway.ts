@@ -1,4 +1,4 @@
-import { RouteBoard } from './routing/index.js';
+import { RouteBoard, RoutePlans } from './routing/index.js';
 import type { ParsedConfig } from './config/index.js';
 import { Catalog } from './catalog/index.js';
 import { UpstreamClient } from './upstream/index.js';
@@ -10,9 +10,12 @@ export class Gateway {
   readonly upstream: UpstreamClient;
   /** Route health for the routing strategies and circuit breakers (README "Routing strategies"). */
   readonly routes = new RouteBoard();
+  /** Every alias's routes per client protocol, planned once here rather than per request (issue 19). */
+  readonly plans: RoutePlans;
 
   constructor(parsed: ParsedConfig, options: Pick<RuntimeOptions, 'env'>) {
     this.catalog = new Catalog(parsed, options.env);
+    this.plans = new RoutePlans(this.catalog);
     this.upstream = new UpstreamClient(parsed.config.relay);
   }
 

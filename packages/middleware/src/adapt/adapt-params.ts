@@ -20,16 +20,33 @@ export function adaptParams(
   body: Record<string, unknown>,
   providerTable: ParamTable,
   modelRules: Record<string, ParamRule>,
-  outputLimit: { fields: readonly string[]; max: number | undefined } | undefined,
+  outputLimit: OutputLimit | undefined,
 ): { body: Record<string, unknown>; adaptation: Adaptation } {
-  const table = mergedTable(providerTable, modelRules, outputLimit);
-  const adapted: Record<string, unknown> = { ...body };
-  const adaptation: Adaptation = { dropped: [], clamped: [] };
+  return adaptBody(body, mergeParamRules(providerTable, modelRules, outputLimit));
+}
+
+/** The output budget's fields in the client's body and the model's limit on them. */
+export interface OutputLimit {
+  fields: readonly string[];
+  max: number | undefined;
+}
+
+/** A route's parameter rules, merged once when its plan is built (routing/route-plans.ts). */
+export type MergedParams = readonly (readonly [string, ParamCapability])[];
+
+/**
+ * Step 6 over a route's merged rules: what runs per request. A new body (the client's is shared by every
+ * route of a failover) and the record of every change.
+ */
+export function adaptBody<Body extends object>(body: Body, table: MergedParams): { body: Body; adaptation: Adaptation } {
+  const adapted = Object.assign({}, body) as Record<string, unknown>;
+  let adaptation: Adaptation = NOTHING_ADAPTED;
   for (const [name, capability] of table) {
     const value = adapted[name];
     if (value === undefined || value === null) continue;
     if ('unsupported' in capability || ('expressible' in capability && !capability.expressible(value))) {
       delete adapted[name];
+      if (adaptation === NOTHING_ADAPTED) adaptation = { dropped: [], clamped: [] };
       adaptation.dropped.push(name);
       continue;
     }
@@ -38,45 +55,27 @@ export function adaptParams(
     const applied = Math.min(capability.max ?? Infinity, Math.max(capability.min ?? -Infinity, value));
     if (applied !== value) {
       adapted[name] = applied;
+      if (adaptation === NOTHING_ADAPTED) adaptation = { dropped: [], clamped: [] };
       adaptation.clamped.push({ name, requested: value, applied });
     }
   }
-  return { body: adapted, adaptation };
+  return { body: adapted as Body, adaptation };
 }
 
-type MergedTable = readonly (readonly [string, ParamCapability])[];
-
-const noFields: readonly string[] = [];
-
-/**
- * Per provider table, per model's rules, per output-limit fields, per limit: all objects from the
- * catalog and the codecs, which live as long as the gateway.
- */
-const mergedTables = new WeakMap<ParamTable, WeakMap<Record<string, ParamRule>, WeakMap<readonly string[], Map<number | undefined, MergedTable>>>>();
+/** Shared by every request nothing was adapted for (most): never written to, see adaptBody. */
+const NOTHING_ADAPTED: Adaptation = Object.freeze({ dropped: Object.freeze([]) as unknown as string[], clamped: Object.freeze([]) as unknown as Adaptation['clamped'] });
 
 /**
  * The provider's table with the model's rules and output limit laid over it, in the provider's order
- * (the order the §4.3 headers list changes in). Built once per route rather than per request.
+ * (the order the §4.3 headers list changes in).
  */
-function mergedTable(providerTable: ParamTable, modelRules: Record<string, ParamRule>, outputLimit: { fields: readonly string[]; max: number | undefined } | undefined): MergedTable {
-  let byRules = mergedTables.get(providerTable);
-  if (!byRules) mergedTables.set(providerTable, (byRules = new WeakMap()));
-  let byFields = byRules.get(modelRules);
-  if (!byFields) byRules.set(modelRules, (byFields = new WeakMap()));
-  const fields = outputLimit?.fields ?? noFields;
-  let byLimit = byFields.get(fields);
-  if (!byLimit) byFields.set(fields, (byLimit = new Map()));
-  const limitKey = outputLimit?.max;
-  let merged = byLimit.get(limitKey);
-  if (!merged) {
-    const table: Record<string, ParamCapability> = { ...providerTable };
-    for (const [name, rule] of Object.entries(modelRules)) table[name] = rule === false ? { unsupported: true } : rule;
-    if (outputLimit?.max !== undefined) {
-      for (const field of outputLimit.fields) table[field] = { ...table[field], max: outputLimit.max };
-    }
-    byLimit.set(limitKey, (merged = Object.entries(table)));
+export function mergeParamRules(providerTable: ParamTable, modelRules: Record<string, ParamRule>, outputLimit: OutputLimit | undefined): MergedParams {
+  const table: Record<string, ParamCapability> = { ...providerTable };
+  for (const [name, rule] of Object.entries(modelRules)) table[name] = rule === false ? { unsupported: true } : rule;
+  if (outputLimit?.max !== undefined) {
+    for (const field of outputLimit.fields) table[field] = { ...table[field], max: outputLimit.max };
   }
-  return merged;
+  return Object.entries(table);
 }
 
 /** The §4.3 headers for an adaptation; none when nothing was adapted (rule 3). */

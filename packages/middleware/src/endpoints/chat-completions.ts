@@ -2,7 +2,7 @@ import { authenticate } from '../auth/index.js';
 import { readJsonBody } from '../http/index.js';
 import { parseImageDataUrl } from '../translate/index.js';
 import { parseBody } from '../validate/index.js';
-import { chatCompletionsBody } from './chat-schema.js';
+import { chatCompletionsBody } from '../wire/index.js';
 import { enforceMaxTokensCap } from './max-tokens-cap.js';
 import { runModelCall } from './model-call.js';
 import type { RequestContext } from './request-context.js';
@@ -20,9 +20,9 @@ export async function chatCompletions(ctx: RequestContext): Promise<void> {
   const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const body = parseBody(chatCompletionsBody, raw);
   checkImageDataUrls(body.messages);
-  const model = runtime.gateway.catalog.resolve(body.model, 'chat');
+  const model = runtime.gateway.plans.resolve(body.model, 'chat');
   enforceMaxTokensCap(body);
-  await runModelCall({ ctx, principal, model, protocol: 'chat', body });
+  await runModelCall({ ctx, principal, model, body });
 }
 
 /** Every route must see the same answer for a malformed image, so it is checked before routing. */

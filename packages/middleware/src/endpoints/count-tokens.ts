@@ -1,14 +1,13 @@
 import { authenticate } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
-import { ServiceError } from '../errors/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
-import { providerWires, upstreamHeaders, upstreamTarget } from '../providers/index.js';
 import { estimateInputTokens } from '../tokenize/index.js';
 import { tokenCount } from '../translate/index.js';
-import { UpstreamFailure, withRetries } from '../upstream/index.js';
+import { UpstreamFailure } from '../upstream/index.js';
 import { parseBody } from '../validate/index.js';
-import { countTokensBody } from './count-tokens-schema.js';
+import { countTokensBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
+import { upstreamCallOf, upstreamServiceError, withRouteRetries } from './upstream-call.js';
 
 /**
  * `POST /v1/messages/count_tokens` (Anthropic-compatible): `{input_tokens}` for a messages request.
@@ -38,33 +37,15 @@ function countLocally(body: Record<string, unknown>): number {
 
 /** Anthropic's count, or undefined when it could not be reached (transient failures after retries). */
 async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][number], body: Record<string, unknown>): Promise<number | undefined> {
-  const { provider } = route;
-  const wire = providerWires.anthropic;
+  const upstream = ctx.runtime.gateway.plans.upstreamOf(route.providerName);
+  const call = upstreamCallOf(upstream, '/v1/messages/count_tokens', { ...body, model: route.model }, ctx);
   try {
-    const response = await withRetries(
-      () =>
-        ctx.runtime.gateway.upstream.postJson({
-          target: upstreamTarget(provider, '/v1/messages/count_tokens'),
-          headers: upstreamHeaders(provider, ctx.req.headers),
-          body: { ...body, model: route.model },
-          timeoutMs: provider.timeoutMs,
-          signal: ctx.departure,
-          parseError: wire.parseError,
-        }),
-      {
-        retries: provider.maxRetries,
-        baseMs: provider.retryBaseMs,
-        maxMs: 4_000,
-        signal: ctx.departure,
-        classify: (error) => ({ transient: error instanceof UpstreamFailure && error.transient, retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined }),
-      },
-    );
+    const response = await withRouteRetries(upstream, ctx, () => ctx.runtime.gateway.upstream.postJson(call));
     // A count that is not one (absent, "5", 1e400) is no answer: the tokenizer counts instead (usage-report.ts).
     return tokenCount((response.body as { input_tokens?: unknown }).input_tokens);
   } catch (error) {
-    if (!(error instanceof UpstreamFailure)) throw ServiceError.from(error);
-    if (error.transient) return undefined;
-    // contract §2.3: a rejection is relayed with type api_error, the provider's message and status.
-    throw new ServiceError('upstream_error', error.message, { status: error.details.status, code: error.details.code, cause: error });
+    if (error instanceof UpstreamFailure && error.transient) return undefined;
+    // contract §2.3: a rejection is relayed like a model call's, with the provider's message, status and body.
+    throw upstreamServiceError(error);
   }
 }

@@ -1,7 +1,7 @@
 import { authenticate } from '../auth/index.js';
 import { readJsonBody } from '../http/index.js';
 import { parseBody } from '../validate/index.js';
-import { embeddingsBody } from './embeddings-schema.js';
+import { embeddingsBody } from '../wire/index.js';
 import { runModelCall } from './model-call.js';
 import type { RequestContext } from './request-context.js';
 
@@ -19,6 +19,6 @@ export async function embeddings(ctx: RequestContext): Promise<void> {
   const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
   const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const { stream: _ignored, ...body } = parseBody(embeddingsBody, raw);
-  const model = runtime.gateway.catalog.resolve(body.model, 'embedding');
-  await runModelCall({ ctx, principal, model, protocol: 'embeddings', body });
+  const model = runtime.gateway.plans.resolve(body.model, 'embeddings');
+  await runModelCall({ ctx, principal, model, body });
 }

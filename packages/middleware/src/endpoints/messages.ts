@@ -2,7 +2,7 @@ import { authenticate } from '../auth/index.js';
 import { readJsonBody } from '../http/index.js';
 import { parseBody } from '../validate/index.js';
 import { enforceMaxTokensCap } from './max-tokens-cap.js';
-import { messagesBody } from './messages-schema.js';
+import { messagesBody } from '../wire/index.js';
 import { runModelCall } from './model-call.js';
 import type { RequestContext } from './request-context.js';
 
@@ -18,7 +18,7 @@ export async function messages(ctx: RequestContext): Promise<void> {
   const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
   const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const body = parseBody(messagesBody, raw);
-  const model = runtime.gateway.catalog.resolve(body.model, 'chat');
+  const model = runtime.gateway.plans.resolve(body.model, 'messages');
   enforceMaxTokensCap(body);
-  await runModelCall({ ctx, principal, model, protocol: 'messages', body });
+  await runModelCall({ ctx, principal, model, body });
 }

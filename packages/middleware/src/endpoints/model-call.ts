@@ -1,51 +1,43 @@
-import { adaptParams, adaptationHeaders, type Adaptation } from '../adapt/index.js';
+import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import type { Principal } from '../auth/index.js';
-import type { CatalogModel } from '../catalog/index.js';
-import { ServiceError, type ErrorName } from '../errors/index.js';
+import { ServiceError } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
 import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
-import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
-import { countTokens, estimateInputTokens } from '../tokenize/index.js';
-import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import type { SeenUsage } from '../providers/index.js';
+import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
+import { countTokens, estimateInputTokens, inputTokensUpperBound } from '../tokenize/index.js';
+import { UpstreamFailure, readSseEvents, type UpstreamCall, type UpstreamClient, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import type { ModelRequestBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
+import { upstreamCallOf, upstreamServiceError, withRouteRetries } from './upstream-call.js';
 
 /** A request that passed steps 1–5 and is ready to be adapted, admitted and sent upstream. */
-export interface ModelCall {
+export interface ModelCall<Body extends ModelRequestBody = ModelRequestBody> {
   ctx: RequestContext;
   principal: Principal;
-  model: CatalogModel;
-  protocol: ClientProtocol;
-  body: Record<string, unknown>;
+  /** The alias's routes for this protocol, planned when the gateway started (routing/route-plans.ts). */
+  model: ModelPlan;
+  body: Body;
 }
 
-/** One route, with the body adapted for it (adaptation depends on the provider, so it is per route). */
-interface RoutePlan {
-  /** The provider's name in the config: a bounded metrics label and the route taken in the access line. */
-  providerName: string;
-  codec: Codec;
-  target: RouteTarget;
-  body: Record<string, unknown>;
+/** One route's request: its plan and the body adapted for it (adaptation depends on the provider). */
+interface RouteRequest {
+  plan: RoutePlan;
+  body: ModelRequestBody;
   adaptation: Adaptation;
-  retries: number;
-  retryBaseMs: number;
-  timeoutMs: number;
-  /** `provider/model`, for the route header. */
-  route: string;
 }
-
-const DEFAULT_OUTPUT_BUDGET = 4_096;
 
 /**
  * Steps 6–11 of the pipeline, in order: adapt → admit (limits, billing) → upstream with retries and
  * failover → respond (JSON or SSE) → settle the metered usage exactly once, whatever happened.
  *
  * @example
- * await runModelCall({ ctx, principal, model, protocol: 'chat', body });
+ * await runModelCall({ ctx, principal, model: gateway.plans.resolve(body.model, 'chat'), body });
  */
-export async function runModelCall(call: ModelCall): Promise<void> {
+export async function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body>): Promise<void> {
   const { ctx } = call;
   // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on.
   if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call);
@@ -55,12 +47,10 @@ export async function runModelCall(call: ModelCall): Promise<void> {
 }
 
 async function runOnce(call: ModelCall): Promise<void> {
-  const plans = call.model.routes.map((route) => planRoute(call, route));
-  const primary = plans[0]!;
+  const routes = call.model.routes;
+  // Adapted lazily: a route is adapted when it is tried, and most requests only try their first.
+  const primary = adaptFor(call, routes[0]!);
   const promptTokens = once(() => estimateInputTokens(call.body));
-  // Tokenizing the prompt costs per request; a tokens-per-minute limit and a priced prompt (its
-  // reservation, README "Reservations") need it before the call.
-  const limitsTokens = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined;
   const observation = call.ctx.observation;
   if (observation) {
     observation.org = call.principal.org;
@@ -69,17 +59,21 @@ async function runOnce(call: ModelCall): Promise<void> {
     observation.stream = call.body.stream === true;
     observation.step('resolved');
   }
-  const pricedPrompt = call.model.config.price.input > 0;
-  const admission = await admit(call, primary, limitsTokens || pricedPrompt ? promptTokens() : 0);
-  const meter = new Meter(promptTokens, admission, (reason) => call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${call.model.routes[0]?.provider.kind ?? 'provider'} reported usage that is not token counts (${reason}); billed the tokenizer's count instead`));
+  const admission = await admit(call, primary, promptTokens);
+  const meter = new Meter(promptTokens, admission, (reason) => call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${routes[0]!.provider.kind} reported usage that is not token counts (${reason}); billed the tokenizer's count instead`));
   observation?.metrics?.slotTaken(call.principal.org);
   try {
-    await serveWithFailover(call, plans, meter);
+    await serveWithFailover(call, primary, meter);
   } finally {
     // Settles exactly once: a no-op when the response already settled before its last bytes.
     await meter.settle();
     if (observation) observeSettlement(call, meter.usage());
   }
+}
+
+function adaptFor(call: ModelCall, plan: RoutePlan): RouteRequest {
+  const { body, adaptation } = adaptBody(call.body, plan.params);
+  return { plan, body, adaptation };
 }
 
 function observeSettlement(call: ModelCall, usage: Usage): void {
@@ -91,14 +85,6 @@ function observeSettlement(call: ModelCall, usage: Usage): void {
   observation.step('settled');
 }
 
-function planRoute(call: ModelCall, route: CatalogModel['routes'][number]): RoutePlan {
-  const codec = codecFor(call.protocol, route.provider);
-  const { config } = call.model;
-  const { body, adaptation } = adaptParams(call.body, codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });
-  const target: RouteTarget = { provider: route.provider, model: route.model, alias: call.model.alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
-  return { providerName: route.providerName, codec, target, body, adaptation, retries: route.provider.maxRetries, retryBaseMs: route.provider.retryBaseMs, timeoutMs: route.provider.timeoutMs, route: `${route.providerName}/${route.model}` };
-}
-
 async function policyOf(call: ModelCall): Promise<Policy> {
   try {
     return await call.ctx.runtime.policy();
@@ -108,12 +94,28 @@ async function policyOf(call: ModelCall): Promise<Policy> {
   }
 }
 
-async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): Promise<Admission> {
+/**
+ * Step 8–9. The prompt's token estimate is what a tokens-per-minute limit counts, so with one (the
+ * organization's or the key's) the prompt is tokenized. Otherwise only a priced prompt needs a number, for
+ * its reservation, and an upper bound from the prompt's bytes serves (README "Reservations"); the prompt is
+ * tokenized only when that bound is refused, in case the real estimate fits.
+ */
+async function admit(call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
   const policy = await policyOf(call);
   const observation = call.ctx.observation;
   const started = observation ? performance.now() : 0;
   try {
-    const admission = await policy.admit(admissionRequest(call, plan, estimatedInputTokens));
+    const tokensLimited = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
+    const priced = call.model.config.price.input > 0;
+    const bound = tokensLimited || !priced ? 0 : inputTokensUpperBound(call.body);
+    let admission: Admission;
+    try {
+      admission = await policy.admit(admissionRequest(call, primary, tokensLimited ? promptTokens() : bound));
+    } catch (error) {
+      // A denial changes nothing in the store, so asking again with the tighter estimate is safe.
+      if (!(bound > 0 && error instanceof ServiceError && error.kind === 'wallet_empty' && promptTokens() < bound)) throw error;
+      admission = await policy.admit(admissionRequest(call, primary, promptTokens()));
+    }
     observation?.step('admitted');
     return admission;
   } finally {
@@ -121,18 +123,26 @@ async function admit(call: ModelCall, plan: RoutePlan, estimatedInputTokens: num
   }
 }
 
-function admissionRequest(call: ModelCall, plan: RoutePlan, estimatedInputTokens: number): AdmissionRequest {
+function admissionRequest(call: ModelCall, primary: RouteRequest, estimatedInputTokens: number): AdmissionRequest {
   const { config, alias } = call.model;
-  const budget = plan.codec.outputLimitFields.map((field) => plan.body[field]).find((value) => typeof value === 'number') as number | undefined;
+  const { codec } = primary.plan;
+  const body = primary.body as Record<string, unknown>;
   // A protocol with no output budget (embeddings) reserves no output tokens.
-  const noOutput = plan.codec.outputLimitFields.length === 0 ? 0 : undefined;
+  let maxOutputTokens = codec.outputLimitFields.length === 0 ? 0 : (config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET);
+  for (const field of codec.outputLimitFields) {
+    const value = body[field];
+    if (typeof value === 'number') {
+      maxOutputTokens = value;
+      break;
+    }
+  }
   return {
     principal: call.principal,
     alias,
     billing: config.billing,
     price: config.price,
     estimatedInputTokens,
-    maxOutputTokens: noOutput ?? budget ?? config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET,
+    maxOutputTokens,
     requestId: call.ctx.requestId,
   };
 }
@@ -142,15 +152,16 @@ function admissionRequest(call: ModelCall, plan: RoutePlan, estimatedInputTokens
  * failures move on, and only before output began. Each route's outcome feeds its health: in-flight count,
  * time to first byte, circuit breaker.
  */
-async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Meter): Promise<void> {
+async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: Meter): Promise<void> {
   let lastFailure: UpstreamFailure | undefined;
   const { routes: board } = call.ctx.runtime.gateway;
   const { clock } = call.ctx.runtime.options;
-  const { alias, config } = call.model;
+  const { alias, config, routes, weights } = call.model;
   const observation = call.ctx.observation;
-  const order = plans.length === 1 ? SINGLE_ROUTE : board.order(alias, plans.length, config.strategy, call.model.routes.map((route) => route.weight), clock.now());
-  for (const [position, index] of order.entries()) {
-    const plan = plans[index]!;
+  const order = routes.length === 1 ? SINGLE_ROUTE : board.order(alias, routes.length, config.strategy, weights, clock.now());
+  for (let position = 0; position < order.length; position++) {
+    const index = order[position]!;
+    const request = index === 0 ? primary : adaptFor(call, routes[index]!);
     if (observation && position > 0) {
       observation.failovers++;
       observation.metrics?.failovers.inc({ alias });
@@ -160,28 +171,19 @@ async function serveWithFailover(call: ModelCall, plans: RoutePlan[], meter: Met
     let failed = false;
     let tries = 0;
     try {
-      await withRetries(() => attempt(call, plan, meter, tries++, () => board.firstByte(alias, index, clock.now() - started)), {
-        retries: plan.retries,
-        baseMs: plan.retryBaseMs,
-        maxMs: 4_000,
-        signal: call.ctx.departure,
-        classify: (error) => ({
-          transient: error instanceof UpstreamFailure && error.transient,
-          retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined,
-        }),
-      });
+      await withRouteRetries(request.plan, call.ctx, () => attempt(call, request, meter, tries++, () => board.firstByte(alias, index, clock.now() - started)));
       return;
     } catch (error) {
       if (call.ctx.departure.aborted) return;
       if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
-      if (!(error instanceof UpstreamFailure) || !error.transient) throw toServiceError(error);
+      if (!(error instanceof UpstreamFailure) || !error.transient) throw upstreamServiceError(error);
       failed = true;
       lastFailure = error;
     } finally {
       board.ended(alias, index, failed, config.circuitBreaker, clock.now());
     }
   }
-  throw toServiceError(lastFailure);
+  throw upstreamServiceError(lastFailure);
 }
 
 const SINGLE_ROUTE = [0];
@@ -189,32 +191,24 @@ const SINGLE_ROUTE = [0];
 export const ROUTE_HEADER = 'x-tollgate-route';
 
 /** `retry` counts the earlier attempts on this route (0 for its first); `firstByte` feeds the route's health. */
-async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
-  const { provider } = plan.target;
-  const stream = plan.body.stream === true;
-  const upstreamCall: UpstreamCall = {
-    target: upstreamTarget(provider, plan.codec.upstreamPath(plan.target, stream)),
-    headers: upstreamHeaders(provider, call.ctx.req.headers),
-    body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
-    timeoutMs: plan.timeoutMs,
-    signal: call.ctx.departure,
-    parseError: providerWires[provider.kind].parseError,
-  };
-  const { upstream } = call.ctx.runtime.gateway;
-  const headers = adaptationHeaders(plan.adaptation);
+async function attempt(call: ModelCall, request: RouteRequest, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
+  const { plan } = request;
+  const stream = request.body.stream === true;
+  const upstreamCall = upstreamCallOf(plan, plan.codec.upstreamPath(plan.target, stream), plan.codec.request(request.body, plan.target, call.ctx.req.headers), call.ctx);
+  const headers = adaptationHeaders(request.adaptation);
   // Only organizations with limits pay for these (values computed at admission, no store round trip).
   const { limits } = meter;
   if (limits) addRateLimitHeaders(headers, limits);
   const observation = call.ctx.observation;
-  if (!observation) return relay(call, plan, meter, upstream, upstreamCall, headers, stream, firstByte);
+  if (!observation) return relay(call, request, meter, upstreamCall, headers, stream, firstByte);
   observeAttempt(call, plan, retry);
-  if (!observation.span) return relay(call, plan, meter, upstream, upstreamCall, headers, stream, firstByte);
+  if (!observation.span) return relay(call, request, meter, upstreamCall, headers, stream, firstByte);
   // Tracing only: a copy of the (shared, cached) provider headers to carry this attempt's traceparent.
   const traced: Record<string, string> = Object.assign({}, upstreamCall.headers);
-  const span = startUpstreamSpan(observation, { name: plan.providerName, kind: plan.target.provider.kind }, plan.target.model, plan.target.alias, traced);
+  const span = startUpstreamSpan(observation, { name: plan.providerName, kind: plan.provider.kind }, plan.target.model, plan.target.alias, traced);
   upstreamCall.headers = traced;
   try {
-    await relay(call, plan, meter, upstream, upstreamCall, headers, stream, firstByte);
+    await relay(call, request, meter, upstreamCall, headers, stream, firstByte);
     endUpstreamSpan(span, meter.usage());
   } catch (error) {
     endUpstreamSpan(span, { error });
@@ -231,19 +225,20 @@ function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {
   observation.metrics?.attempt(plan.providerName, retry > 0);
 }
 
-async function relay(call: ModelCall, plan: RoutePlan, meter: Meter, upstream: ModelCall['ctx']['runtime']['gateway']['upstream'], upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean, firstByte: () => void): Promise<void> {
+async function relay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean, firstByte: () => void): Promise<void> {
+  const upstream: UpstreamClient = call.ctx.runtime.gateway.upstream;
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
     firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
-    nameRoute(call, plan, meter);
-    await relayStream(call, plan, response, headers, meter);
+    nameRoute(call, request.plan, meter);
+    await relayStream(call, request, response, headers, meter);
   } else {
     const answer = await upstream.postJson(upstreamCall);
     firstByte();
     nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
-    nameRoute(call, plan, meter);
-    await relayJson(call, plan, answer, headers, meter);
+    nameRoute(call, request.plan, meter);
+    await relayJson(call, request, answer, headers, meter);
   }
 }
 
@@ -262,8 +257,9 @@ function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): v
   else res.setHeader(UPSTREAM_REQUEST_ID_HEADER, upstreamId);
 }
 
-async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
-  const { body, usage } = plan.codec.response(answer.body, plan.target, plan.body);
+async function relayJson(call: ModelCall, request: RouteRequest, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
+  const { plan } = request;
+  const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
   // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
   // already on this path), so its cost is known and told; a stream's is not (its headers went first).
@@ -277,10 +273,11 @@ async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson,
  * Bytes → SSE events → translated client events → SSE writer. Before the first client byte a failure
  * is thrown (and may be retried); after it, the stream ends abnormally with no invented events.
  */
-async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
+async function relayStream(call: ModelCall, request: RouteRequest, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
   const relay = call.ctx.runtime.config.relay;
+  const { plan } = request;
   const writer = new SseWriter(call.ctx.res, headers, relay.maxPausedStreamMs);
-  const translator = plan.codec.stream(plan.target, plan.body, meter.promptTokens);
+  const translator = plan.codec.stream(plan.target, request.body, meter.promptTokens);
   const observation = call.ctx.observation;
   const send = observation
     ? async (events: ReturnType<typeof translator.push>) => {
@@ -322,18 +319,6 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
 function once<T>(compute: () => T): () => T {
   let value: { result: T } | undefined;
   return () => (value ??= { result: compute() }).result;
-}
-
-/** The error each relay limit answers with (README "Relay limits"). */
-const limitErrors = { answer_size: 'upstream_answer_too_large', deadline: 'upstream_deadline_exceeded' } as const satisfies Record<RelayLimit, ErrorName>;
-
-function toServiceError(error: unknown): ServiceError {
-  if (!(error instanceof UpstreamFailure)) return ServiceError.from(error);
-  const { exceeded } = error.details;
-  if (exceeded) return new ServiceError(limitErrors[exceeded], error.message, { cause: error });
-  if (error.unreachable) return new ServiceError('upstream_unreachable', error.message, { cause: error });
-  // contract §2.3: relayed errors carry type api_error with the provider's own message and status.
-  return new ServiceError('upstream_error', error.message, { status: error.details.status, code: error.details.code, upstreamBody: error.details.body, cause: error });
 }
 
 /** Plain text of a client-family response, for counting output tokens when the provider reported none. */

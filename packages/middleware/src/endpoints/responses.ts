@@ -4,7 +4,7 @@ import { parseBody } from '../validate/index.js';
 import { enforceMaxTokensCap } from './max-tokens-cap.js';
 import { runModelCall } from './model-call.js';
 import type { RequestContext } from './request-context.js';
-import { responsesBody } from './responses-schema.js';
+import { responsesBody } from '../wire/index.js';
 
 /**
  * `POST /v1/responses` (OpenAI Responses), steps 1–5 here, the rest in runModelCall: relayed natively
@@ -19,8 +19,8 @@ export async function responses(ctx: RequestContext): Promise<void> {
   const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
   const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const body = parseBody(responsesBody, raw);
-  const model = runtime.gateway.catalog.resolve(body.model, 'chat');
+  const model = runtime.gateway.plans.resolve(body.model, 'responses');
   // contract §8: max_output_tokens is capped like max_tokens, then clamped to the model's limit (step 6).
   enforceMaxTokensCap(body);
-  await runModelCall({ ctx, principal, model, protocol: 'responses', body });
+  await runModelCall({ ctx, principal, model, body });
 }

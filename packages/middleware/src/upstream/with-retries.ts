@@ -13,7 +13,6 @@ export interface RetryPolicy {
   baseMs: number;
   maxMs: number;
   classify(error: unknown): AttemptFailure;
-  signal?: CancelSignal;
   random?: () => number;
 }
 
@@ -23,18 +22,18 @@ export interface RetryPolicy {
  * The last failure is rethrown for the caller to fail over or relay.
  *
  * @example
- * const response = await withRetries((n) => send(call), { retries: 2, baseMs: 250, maxMs: 4000, classify });
+ * const response = await withRetries((n) => send(call), { retries: 2, baseMs: 250, maxMs: 4000, classify }, departure);
  */
-export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
+export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, signal?: CancelSignal): Promise<T> {
   const random = policy.random ?? Math.random;
   for (let attemptNumber = 0; ; attemptNumber++) {
     try {
       return await attempt(attemptNumber);
     } catch (error) {
       const failure = policy.classify(error);
-      if (!failure.transient || attemptNumber >= policy.retries || policy.signal?.aborted) throw error;
+      if (!failure.transient || attemptNumber >= policy.retries || signal?.aborted) throw error;
       const backoff = random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attemptNumber);
-      await sleep(Math.min(policy.maxMs, Math.max(backoff, failure.retryAfterMs ?? 0)), policy.signal);
+      await sleep(Math.min(policy.maxMs, Math.max(backoff, failure.retryAfterMs ?? 0)), signal);
     }
   }
 }

@@ -1,0 +1,41 @@
+import { ServiceError, type ErrorName } from '../errors/index.js';
+import { upstreamHeaders, upstreamTarget } from '../providers/index.js';
+import type { UpstreamRoute } from '../routing/index.js';
+import { UpstreamFailure, withRetries, type RelayLimit, type UpstreamCall } from '../upstream/index.js';
+import type { RequestContext } from './request-context.js';
+
+/**
+ * The one assembly of a call to a provider, whichever endpoint makes it (model calls, count_tokens): its
+ * URL, headers and credentials, the route's timeout and error parser, and the request's departure to cancel it.
+ *
+ * @example
+ * const answer = await upstream.postJson(upstreamCallOf(route, '/v1/messages/count_tokens', body, ctx));
+ */
+export function upstreamCallOf(route: UpstreamRoute, path: string, body: unknown, ctx: RequestContext): UpstreamCall {
+  return {
+    target: upstreamTarget(route.provider, path),
+    headers: upstreamHeaders(route.provider, ctx.req.headers),
+    body,
+    timeoutMs: route.timeoutMs,
+    signal: ctx.departure,
+    parseError: route.parseError,
+  };
+}
+
+/** Runs `attempt` with the route's retries (transient failures only), stopping when the client leaves. */
+export function withRouteRetries<T>(route: UpstreamRoute, ctx: RequestContext, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
+  return withRetries(attempt, route.retry, ctx.departure);
+}
+
+/** The error each relay limit answers with (README "Relay limits"). */
+const limitErrors = { answer_size: 'upstream_answer_too_large', deadline: 'upstream_deadline_exceeded' } as const satisfies Record<RelayLimit, ErrorName>;
+
+/** An upstream call's failure as the client is answered. */
+export function upstreamServiceError(error: unknown): ServiceError {
+  if (!(error instanceof UpstreamFailure)) return ServiceError.from(error);
+  const { exceeded } = error.details;
+  if (exceeded) return new ServiceError(limitErrors[exceeded], error.message, { cause: error });
+  if (error.unreachable) return new ServiceError('upstream_unreachable', error.message, { cause: error });
+  // contract §2.3: relayed errors carry type api_error with the provider's own message and status.
+  return new ServiceError('upstream_error', error.message, { status: error.details.status, code: error.details.code, upstreamBody: error.details.body, cause: error });
+}
