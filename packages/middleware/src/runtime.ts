@@ -26,17 +26,17 @@ export interface SqlAssets {
 
 /**
  * The started engines behind one `tollgate()` instance. Created once, lazily, on the first request or
- * `ready()`; each engine starts only when first used, so an app that never calls SQL never loads sql.js.
+ * `ready()`, and it starts the policy store then (every route authenticates through it); SQL starts only
+ * when first used, so an app that never calls SQL never loads sql.js.
  */
 export class Runtime {
   readonly config: ResolvedConfig;
   readonly keys: KeyRing;
   readonly gateway: Gateway;
   #sql: Promise<SqlService> | undefined;
-  #policy: Promise<{ policy: Policy; admin: AdminOperations }> | undefined;
-  // Derived once: every request asks for these, and a fresh .then() per request is garbage per request.
-  #policyOnly: Promise<Policy> | undefined;
-  #keysReady: Promise<KeyRing> | undefined;
+  readonly #policy: Promise<{ policy: Policy; admin: AdminOperations }>;
+  readonly #policyOnly: Promise<Policy>;
+  readonly #keysReady: Promise<KeyRing>;
 
   constructor(
     parsed: ParsedConfig,
@@ -45,6 +45,13 @@ export class Runtime {
     this.config = parsed.config;
     this.keys = KeyRing.fromConfig(parsed.config.keys);
     this.gateway = new Gateway(parsed, options);
+    this.#policy = createPolicy({ config: this.config, keys: this.keys, clock: options.clock, baseDir: options.baseDir, logger: options.logger });
+    this.#policyOnly = this.#policy.then((p) => p.policy);
+    // A store that cannot start is answered where it is awaited (503 policy_unavailable), not as an unhandled rejection.
+    this.#policyOnly.catch(() => undefined);
+    // A shared store answers for keys created on other instances, so authentication waits for it.
+    const keys = () => this.keys;
+    this.#keysReady = this.#policy.then(keys, keys);
   }
 
   sql(): Promise<SqlService> {
@@ -57,20 +64,16 @@ export class Runtime {
   }
 
   policy(): Promise<Policy> {
-    return (this.#policyOnly ??= this.#policyAndAdmin().then((p) => p.policy));
+    return this.#policyOnly;
   }
 
   admin(): Promise<AdminOperations> {
-    return this.#policyAndAdmin().then((p) => p.admin);
+    return this.#policy.then((p) => p.admin);
   }
 
-  /**
-   * The key ring, once the policy store is up: a shared store answers for keys created on other
-   * instances, so authentication waits for it.
-   */
+  /** The key ring, once the policy store is up. */
   keyRing(): Promise<KeyRing> {
-    const keys = () => this.keys;
-    return (this.#keysReady ??= this.#policyAndAdmin().then(keys, keys));
+    return this.#keysReady;
   }
 
   async ready(): Promise<void> {
@@ -79,14 +82,8 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
-    const closing: Promise<unknown>[] = [this.gateway.close()];
+    const closing: Promise<unknown>[] = [this.gateway.close(), this.#policy.then(({ policy }) => policy.close())];
     if (this.#sql) closing.push(this.#sql.then((sql) => sql.close()));
-    if (this.#policy) closing.push(this.#policy.then(({ policy }) => policy.close()));
     await Promise.allSettled(closing);
-  }
-
-  #policyAndAdmin(): Promise<{ policy: Policy; admin: AdminOperations }> {
-    this.#policy ??= createPolicy({ config: this.config, keys: this.keys, clock: this.options.clock, baseDir: this.options.baseDir, logger: this.options.logger });
-    return this.#policy;
   }
 }

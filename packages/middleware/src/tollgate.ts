@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseConfig, type ConfigInput } from './config/index.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
-import { ClientDeparture, lingeringClose, matchRoute, nextRequestId, requestIdHeader, sendJson } from './http/index.js';
+import { ClientDeparture, lingeringClose, nextRequestId, requestIdHeader, RouteTable, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
@@ -65,13 +65,14 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   const getRuntime = () =>
     (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets }));
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
+  const routeTable = new RouteTable(routes);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
     if (metricsConfig && observer?.metrics && isPath(req.url, metricsConfig.path)) {
       await serveMetrics(req, res, metricsConfig, observer.metrics).catch((error: unknown) => respondWithError(res, ServiceError.from(error), 'openai'));
       return true;
     }
-    const match = matchRoute(routes, req.method, req.url);
+    const match = routeTable.match(req.method, req.url);
     if (match.kind === 'none') return false;
     // Every answer carries its id — success, stream and every error, 401 included — in the header the
     // family's official SDK reads; written before anything else so no path can answer without it.

@@ -1,7 +1,7 @@
 export { readJsonBody, type MaybeParsedRequest } from './read-body.js';
 export { sendJson } from './send.js';
 export { SseWriter } from './sse-writer.js';
-export { matchRoute, type Route, type RouteMatch } from './route-table.js';
+export { RouteTable, type Route, type RouteMatch } from './route-table.js';
 export { ClientDeparture, type CancelSignal } from './client-departure.js';
 export { nextRequestId, requestIdHeader, upstreamRequestIdOf, UPSTREAM_REQUEST_ID_HEADER } from './request-id.js';
 export { lingeringClose } from './lingering-close.js';

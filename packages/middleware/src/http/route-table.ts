@@ -14,33 +14,31 @@ export type RouteMatch<Handler> =
   | { kind: 'none' };
 
 /**
- * Matches a request against a static route table. Paths are compared after the mount prefix was
- * stripped by the host framework (connect and Express set `req.url` relative to the mount point).
+ * A static route table, indexed by path once when the middleware is created: matching runs on every
+ * request. Paths are compared after the mount prefix was stripped by the host framework (connect and
+ * Express set `req.url` relative to the mount point).
  *
  * @example
- * const match = matchRoute(routes, 'POST', '/v1/messages?beta=true');
+ * const match = new RouteTable(routes).match('POST', '/v1/messages?beta=true');
  */
-export function matchRoute<Handler>(routes: readonly Route<Handler>[], method: string | undefined, url: string | undefined): RouteMatch<Handler> {
-  const candidates = byPathOf(routes).get(pathOf(url)) ?? [];
-  const first = candidates[0];
-  if (!first) return { kind: 'none' };
-  const route = candidates.find((candidate) => candidate.method === method);
-  if (route) return { kind: 'found', route };
-  return { kind: 'wrong-method', family: first.family, allowed: candidates.map((candidate) => candidate.method) };
-}
+export class RouteTable<Handler> {
+  readonly #byPath = new Map<string, Route<Handler>[]>();
 
-const indexes = new WeakMap<readonly Route<unknown>[], Map<string, Route<unknown>[]>>();
-
-/** The table indexed by path, built once per table: matching runs on every request. */
-function byPathOf<Handler>(routes: readonly Route<Handler>[]): Map<string, Route<Handler>[]> {
-  let index = indexes.get(routes);
-  if (!index) {
-    index = new Map();
-    for (const route of routes) index.set(route.path, [...(index.get(route.path) ?? []), route]);
-    indexes.set(routes, index);
+  constructor(routes: readonly Route<Handler>[]) {
+    for (const route of routes) this.#byPath.set(route.path, [...(this.#byPath.get(route.path) ?? []), route]);
   }
-  return index as Map<string, Route<Handler>[]>;
+
+  match(method: string | undefined, url: string | undefined): RouteMatch<Handler> {
+    const candidates = this.#byPath.get(pathOf(url));
+    const first = candidates?.[0];
+    if (!first) return NO_MATCH;
+    const route = candidates.find((candidate) => candidate.method === method);
+    if (route) return { kind: 'found', route };
+    return { kind: 'wrong-method', family: first.family, allowed: candidates.map((candidate) => candidate.method) };
+  }
 }
+
+const NO_MATCH = { kind: 'none' } as const;
 
 function pathOf(url: string | undefined): string {
   if (!url) return '/';
