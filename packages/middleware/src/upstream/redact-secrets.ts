@@ -11,7 +11,9 @@ const secretsOf = new WeakMap<Readonly<Record<string, string>>, readonly string[
 
 /**
  * The secrets in a call's upstream headers: the API key (also without its `Bearer ` scheme) and every
- * configured header value. Remembered per headers object, which is built once per provider.
+ * configured header value, each also as it appears inside a JSON string (escaped) when that differs, so a
+ * JSON body stays parseable after redaction. Remembered per headers object, which is built once per
+ * provider: redaction runs on every answer and every stream event, and must not escape anything there.
  *
  * @example
  * upstreamSecrets({ authorization: 'Bearer sk-123456' }) // ['Bearer sk-123456', 'sk-123456']
@@ -23,7 +25,11 @@ export function upstreamSecrets(headers: Readonly<Record<string, string>>): read
     for (const [name, value] of Object.entries(headers)) {
       if (notSecret.has(name.toLowerCase())) continue;
       const bare = value.replace(/^(Bearer|Basic|Token)\s+/i, '').trim();
-      for (const candidate of [value.trim(), bare]) if (candidate.length >= MIN_SECRET_LENGTH) found.add(candidate);
+      for (const candidate of [value.trim(), bare]) {
+        if (candidate.length < MIN_SECRET_LENGTH) continue;
+        found.add(candidate);
+        found.add(JSON.stringify(candidate).slice(1, -1));
+      }
     }
     // Longest first, so a key is not half-redacted inside the longer "Bearer <key>".
     secrets = [...found].sort((a, b) => b.length - a.length);
@@ -34,18 +40,14 @@ export function upstreamSecrets(headers: Readonly<Record<string, string>>): read
 
 /**
  * Text from a provider with every secret it was sent replaced by `[redacted]`: a provider or proxy that
- * echoes the credentials it received must not pass them on to a client (issue 15 item 3). Also catches
- * a secret as it appears inside a JSON string (escaped), so a JSON body stays parseable after redaction.
+ * echoes the credentials it received must not pass them on to a client (issue 15 item 3). `secrets` come
+ * from upstreamSecrets (longest first, escaped forms included).
  *
  * @example
  * redactSecrets('bad key sk-123456', ['sk-123456']) // 'bad key [redacted]'
  */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let redacted = text;
-  for (const secret of secrets) {
-    if (redacted.includes(secret)) redacted = redacted.split(secret).join(REDACTED);
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret && redacted.includes(escaped)) redacted = redacted.split(escaped).join(REDACTED);
-  }
+  for (const secret of secrets) if (redacted.includes(secret)) redacted = redacted.split(secret).join(REDACTED);
   return redacted;
 }
