@@ -31,6 +31,19 @@ function postAndDropConnection(url: string, body: unknown, idempotencyKey: strin
   });
 }
 
+/** Sends the request over a raw socket and closes it once the provider has the call, before any answer: a client that gave up. */
+async function postAndLeaveBeforeAnswer(url: string, body: unknown, idempotencyKey: string, upstreamCalled: () => boolean): Promise<void> {
+  const { hostname, port } = new URL(url);
+  const payload = JSON.stringify(body);
+  const socket = connect(Number(port), hostname);
+  let answered = false;
+  socket.once('data', () => (answered = true));
+  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\nauthorization: Bearer ${keyOf('acme')}\r\nidempotency-key: ${idempotencyKey}\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`);
+  while (!upstreamCalled()) await new Promise((resolve) => setTimeout(resolve, 5));
+  socket.destroy();
+  assert.equal(answered, false, 'the client left before any answer');
+}
+
 describe('Idempotency-Key on model requests (README "Idempotency keys")', function () {
   let redis: RedisServer;
   const stacks: Stack[] = [];
@@ -65,6 +78,24 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
     const usage = await stack.gateway.gate.admin.usage('acme');
     assert.equal(usage.requests, 2);
     assert.equal(Math.round((10 - usage.wallet) * 1e6), 2 * 48);
+  });
+
+  it('keeps the answer of a request whose client left before it came: the retry gets it, billed once', async () => {
+    const stack = await start();
+    stack.openai.delay(200);
+    await postAndLeaveBeforeAnswer(stack.gateway.url, CHAT, 'gave-up', () => stack.openai.requests.length > 0);
+    // The retry finds the first still running (409, retryable) until its answer is kept, then gets that answer.
+    let retry = await post(stack.gateway.url, CHAT, 'gave-up');
+    for (let i = 0; i < 200 && retry.status === 409; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      retry = await post(stack.gateway.url, CHAT, 'gave-up');
+    }
+    assert.equal(retry.status, 200);
+    assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(stack.openai.requests.length, 1, 'the provider was called once');
+    const usage = await stack.gateway.gate.admin.usage('acme');
+    assert.equal(usage.requests, 1);
+    assert.equal(Math.round((10 - usage.wallet) * 1e6), 48, 'billed once');
   });
 
   it('retries through the official openai SDK after a lost reply, billed once, with the same completion', async () => {

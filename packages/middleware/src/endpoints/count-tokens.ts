@@ -38,9 +38,9 @@ function countLocally(body: Record<string, unknown>): number {
 /** Anthropic's count, or undefined when it could not be reached (transient failures after retries). */
 async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][number], body: Record<string, unknown>): Promise<number | undefined> {
   const upstream = ctx.runtime.gateway.plans.upstreamOf(route.providerName);
-  const call = upstreamCallOf(upstream, '/v1/messages/count_tokens', { ...body, model: route.model }, ctx);
+  const call = upstreamCallOf(upstream, '/v1/messages/count_tokens', { ...body, model: route.model }, ctx.req.headers, ctx.departure);
   try {
-    const response = await withRouteRetries(upstream, ctx, () => ctx.runtime.gateway.upstream.postJson(call));
+    const response = await withRouteRetries(upstream, ctx.departure, () => ctx.runtime.gateway.upstream.postJson(call));
     // A count that is not one (absent, "5", 1e400) is no answer: the tokenizer counts instead (usage-report.ts).
     return tokenCount((response.body as { input_tokens?: unknown }).input_tokens);
   } catch (error) {

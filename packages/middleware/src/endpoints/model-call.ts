@@ -1,7 +1,7 @@
 import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import type { Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
-import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } from '../http/index.js';
+import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
@@ -23,6 +23,11 @@ export interface ModelCall<Body extends ModelRequestBody = ModelRequestBody> {
   body: Body;
 }
 
+/** A model call under way: what cancels its upstream calls decided (see runModelCall). */
+interface RunningCall extends ModelCall {
+  cancel: CancelSignal;
+}
+
 /** One route's request: its plan and the body adapted for it (adaptation depends on the provider). */
 interface RouteRequest {
   plan: RoutePlan;
@@ -40,13 +45,20 @@ interface RouteRequest {
 export async function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body>): Promise<void> {
   const { ctx } = call;
   // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on.
-  if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call);
+  if (ctx.req.headers['idempotency-key'] === undefined) return runOnce({ ctx, principal: call.principal, model: call.model, body: call.body, cancel: ctx.departure });
   const policy = await policyOf(call);
-  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, departed: () => ctx.departure.aborted, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
-  await runIdempotently(idempotent, () => runOnce(call));
+  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
+  // An idempotent JSON request runs to its answer even when its client leaves first: the answer is kept
+  // for the client's retry, which then gets it without a second run or charge (README "Idempotency keys").
+  // A stream still stops with its client (what it relayed is billed, and the key is freed).
+  const cancel = call.body.stream === true ? ctx.departure : NEVER_CANCELLED;
+  await runIdempotently(idempotent, () => runOnce({ ctx, principal: call.principal, model: call.model, body: call.body, cancel }));
 }
 
-async function runOnce(call: ModelCall): Promise<void> {
+/** A call that runs to its end whoever leaves (its own timeouts still bound it). */
+const NEVER_CANCELLED: CancelSignal = { aborted: false, once: () => undefined, off: () => undefined };
+
+async function runOnce(call: RunningCall): Promise<void> {
   const routes = call.model.routes;
   // Adapted lazily: a route is adapted when it is tried, and most requests only try their first.
   const primary = adaptFor(call, routes[0]!);
@@ -152,7 +164,7 @@ function admissionRequest(call: ModelCall, primary: RouteRequest, estimatedInput
  * failures move on, and only before output began. Each route's outcome feeds its health: in-flight count,
  * time to first byte, circuit breaker.
  */
-async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: Meter): Promise<void> {
+async function serveWithFailover(call: RunningCall, primary: RouteRequest, meter: Meter): Promise<void> {
   let lastFailure: UpstreamFailure | undefined;
   const { routes: board } = call.ctx.runtime.gateway;
   const { clock } = call.ctx.runtime.options;
@@ -171,10 +183,10 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
     let failed = false;
     let tries = 0;
     try {
-      await withRouteRetries(request.plan, call.ctx, () => attempt(call, request, meter, tries++, () => board.firstByte(alias, index, clock.now() - started)));
+      await withRouteRetries(request.plan, call.cancel, () => attempt(call, request, meter, tries++, () => board.firstByte(alias, index, clock.now() - started)));
       return;
     } catch (error) {
-      if (call.ctx.departure.aborted) return;
+      if (call.cancel.aborted) return;
       if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw upstreamServiceError(error);
       failed = true;
@@ -191,10 +203,10 @@ const SINGLE_ROUTE = [0];
 export const ROUTE_HEADER = 'x-tollgate-route';
 
 /** `retry` counts the earlier attempts on this route (0 for its first); `firstByte` feeds the route's health. */
-async function attempt(call: ModelCall, request: RouteRequest, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
+async function attempt(call: RunningCall, request: RouteRequest, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
   const { plan } = request;
   const stream = request.body.stream === true;
-  const upstreamCall = upstreamCallOf(plan, plan.codec.upstreamPath(plan.target, stream), plan.codec.request(request.body, plan.target, call.ctx.req.headers), call.ctx);
+  const upstreamCall = upstreamCallOf(plan, plan.codec.upstreamPath(plan.target, stream), plan.codec.request(request.body, plan.target, call.ctx.req.headers), call.ctx.req.headers, call.cancel);
   const headers = adaptationHeaders(request.adaptation);
   // Only organizations with limits pay for these (values computed at admission, no store round trip).
   const { limits } = meter;
@@ -225,7 +237,7 @@ function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {
   observation.metrics?.attempt(plan.providerName, retry > 0);
 }
 
-async function relay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean, firstByte: () => void): Promise<void> {
+async function relay(call: RunningCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean, firstByte: () => void): Promise<void> {
   const upstream: UpstreamClient = call.ctx.runtime.gateway.upstream;
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
@@ -257,7 +269,7 @@ function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): v
   else res.setHeader(UPSTREAM_REQUEST_ID_HEADER, upstreamId);
 }
 
-async function relayJson(call: ModelCall, request: RouteRequest, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
+async function relayJson(call: RunningCall, request: RouteRequest, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
   const { plan } = request;
   const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
@@ -273,7 +285,7 @@ async function relayJson(call: ModelCall, request: RouteRequest, answer: Upstrea
  * Bytes → SSE events → translated client events → SSE writer. Before the first client byte a failure
  * is thrown (and may be retried); after it, the stream ends abnormally with no invented events.
  */
-async function relayStream(call: ModelCall, request: RouteRequest, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
+async function relayStream(call: RunningCall, request: RouteRequest, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
   const relay = call.ctx.runtime.config.relay;
   const { plan } = request;
   const writer = new SseWriter(call.ctx.res, headers, relay.maxPausedStreamMs);

@@ -2,29 +2,31 @@ import { ServiceError, type ErrorName } from '../errors/index.js';
 import { upstreamHeaders, upstreamTarget } from '../providers/index.js';
 import type { UpstreamRoute } from '../routing/index.js';
 import { UpstreamFailure, withRetries, type RelayLimit, type UpstreamCall } from '../upstream/index.js';
-import type { RequestContext } from './request-context.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { CancelSignal } from '../http/index.js';
 
 /**
  * The one assembly of a call to a provider, whichever endpoint makes it (model calls, count_tokens): its
- * URL, headers and credentials, the route's timeout and error parser, and the request's departure to cancel it.
+ * URL, headers and credentials, the route's timeout and error parser, and what cancels it (the client's
+ * departure, as a rule).
  *
  * @example
- * const answer = await upstream.postJson(upstreamCallOf(route, '/v1/messages/count_tokens', body, ctx));
+ * const answer = await upstream.postJson(upstreamCallOf(route, '/v1/messages/count_tokens', body, req.headers, ctx.departure));
  */
-export function upstreamCallOf(route: UpstreamRoute, path: string, body: unknown, ctx: RequestContext): UpstreamCall {
+export function upstreamCallOf(route: UpstreamRoute, path: string, body: unknown, clientHeaders: IncomingHttpHeaders, cancel: CancelSignal): UpstreamCall {
   return {
     target: upstreamTarget(route.provider, path),
-    headers: upstreamHeaders(route.provider, ctx.req.headers),
+    headers: upstreamHeaders(route.provider, clientHeaders),
     body,
     timeoutMs: route.timeoutMs,
-    signal: ctx.departure,
+    signal: cancel,
     parseError: route.parseError,
   };
 }
 
-/** Runs `attempt` with the route's retries (transient failures only), stopping when the client leaves. */
-export function withRouteRetries<T>(route: UpstreamRoute, ctx: RequestContext, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
-  return withRetries(attempt, route.retry, ctx.departure);
+/** Runs `attempt` with the route's retries (transient failures only), stopping once cancelled. */
+export function withRouteRetries<T>(route: UpstreamRoute, cancel: CancelSignal, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
+  return withRetries(attempt, route.retry, cancel);
 }
 
 /** The error each relay limit answers with (README "Relay limits"). */

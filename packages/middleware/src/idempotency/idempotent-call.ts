@@ -10,7 +10,6 @@ export interface IdempotentRequest {
   org: string;
   /** The validated request body: two requests with the same key must carry the same one. */
   body: unknown;
-  departed: () => boolean;
   store: IdempotencyStore;
   maxAnswerBytes: number;
 }
@@ -23,10 +22,11 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * body gets that answer replayed (JSON or the whole SSE stream, byte for byte) and is never admitted or
  * billed; a repeat while the first still runs answers 409 `idempotency_key_in_use` (retryable); a repeat
  * with another body 422 `idempotency_key_reused`. A refusal, a failure or an answer cut short frees the
- * key, so a retry runs again. Without the header, `run` is called as is.
+ * key, so a retry runs again; a whole answer is kept even if its client left before it came (the caller
+ * lets such a request run on). Without the header, `run` is called as is.
  *
  * @example
- * await runIdempotently({ req, res, org, body, departed, store, maxAnswerBytes }, () => serve());
+ * await runIdempotently({ req, res, org, body, store, maxAnswerBytes }, () => serve());
  */
 export async function runIdempotently(request: IdempotentRequest, run: () => Promise<void>): Promise<void> {
   const header = request.req.headers['idempotency-key'];
@@ -55,7 +55,7 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
     case 'claimed':
       break;
   }
-  const recorder = new ResponseRecorder(request.res, request.maxAnswerBytes, request.departed);
+  const recorder = new ResponseRecorder(request.res, request.maxAnswerBytes);
   try {
     await run();
   } finally {

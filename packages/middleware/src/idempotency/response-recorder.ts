@@ -14,13 +14,16 @@ export class ResponseRecorder {
   #bytes = 0;
   #tooLarge = false;
   #given: OutgoingHttpHeaders = {};
-  /** Whether the handler ended the response while its client was still there. */
+  /**
+   * Whether the handler ended the response, its answer whole, whether or not its client was still there
+   * to read it (a client gone before it came gets it on its retry). A relay cut short destroys the response
+   * instead of ending it.
+   */
   endedWhole = false;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBytes: number,
-    departed: () => boolean,
   ) {
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
@@ -36,7 +39,7 @@ export class ResponseRecorder {
     }) as ServerResponse['write'];
     res.end = ((...args: unknown[]) => {
       if (typeof args[0] !== 'function') this.#keep(args[0], args[1]);
-      this.endedWhole = !departed();
+      this.endedWhole = true;
       return end(...args);
     }) as ServerResponse['end'];
   }
