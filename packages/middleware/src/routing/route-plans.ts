@@ -51,7 +51,8 @@ const kindOf: Readonly<Record<ClientProtocol, ModelKind>> = { chat: 'chat', mess
  * const plan = new RoutePlans(catalog).resolve('claude-sonnet', 'messages');
  */
 export class RoutePlans {
-  readonly #plans = new Map<string, ModelPlan>();
+  /** Per protocol, per alias. */
+  readonly #plans: Readonly<Record<ClientProtocol, Map<string, ModelPlan>>> = { chat: new Map(), messages: new Map(), responses: new Map(), embeddings: new Map() };
   readonly #upstreams = new Map<string, UpstreamRoute>();
 
   constructor(private readonly catalog: Catalog) {
@@ -59,14 +60,14 @@ export class RoutePlans {
     for (const { alias } of catalog.aliases()) {
       for (const protocol of Object.keys(kindOf) as ClientProtocol[]) {
         const plan = this.#tryPlan(alias, protocol);
-        if (plan) this.#plans.set(keyOf(alias, protocol), plan);
+        if (plan) this.#plans[protocol].set(alias, plan);
       }
     }
   }
 
   /** Step 4 of the pipeline: the alias's plan for the protocol, or the error to answer. */
   resolve(alias: unknown, protocol: ClientProtocol): ModelPlan {
-    const plan = typeof alias === 'string' ? this.#plans.get(keyOf(alias, protocol)) : undefined;
+    const plan = typeof alias === 'string' ? this.#plans[protocol].get(alias) : undefined;
     return plan ?? planOf(this.catalog.resolve(alias, kindOf[protocol]), protocol, this.#upstreams);
   }
 
@@ -82,10 +83,6 @@ export class RoutePlans {
       return undefined; // answered per request by resolve, with the catalog's or the codec table's error
     }
   }
-}
-
-function keyOf(alias: string, protocol: ClientProtocol): string {
-  return `${protocol} ${alias}`;
 }
 
 function planOf(model: CatalogModel, protocol: ClientProtocol, upstreams: Map<string, UpstreamRoute>): ModelPlan {

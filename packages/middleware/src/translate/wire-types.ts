@@ -1,6 +1,9 @@
+import type { ChatCompletionsBody, MessagesBody } from '../wire/index.js';
+
 /**
  * The slices of the OpenAI chat and Anthropic messages wire formats that translation reads and writes.
- * Bodies are validated at the boundary (endpoints/*-schema.ts); these types describe what passed.
+ * Request bodies are validated at the boundary by the schemas in wire/, and their types here are inferred
+ * from those schemas (one definition); answers and stream events are written here.
  */
 export type Json = Record<string, unknown>;
 
@@ -10,26 +13,24 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
-export interface ChatMessage {
-  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
-  content?: string | ChatContentPart[] | null;
-  name?: string;
-  tool_calls?: ChatToolCall[];
-  tool_call_id?: string;
-}
+/** A chat message as its schema checks it, its content parts as translation tells them apart. */
+export type ChatMessage = Omit<Named<ChatCompletionsBody['messages'][number]>, 'content'> & { content?: string | ChatContentPart[] | null };
 
 export type ChatContentPart =
   | { type: 'text'; text: string }
   | { type: 'image_url'; image_url: { url: string; detail?: string } }
   | { type: string; [key: string]: unknown };
 
-export interface ChatRequest extends Json {
-  model: string;
-  messages: ChatMessage[];
-  stream?: boolean;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-}
+/** The fields a schema names, without the index signature of a `looseObject` (which passes other fields on). */
+type Named<Body> = { [K in keyof Body as string extends K ? never : number extends K ? never : K]: Body[K] };
+
+/**
+ * A request body as translation reads it (the type inferred from its wire/ schema) and builds it for another
+ * family, where the tools it writes are plain JSON of that family's shape.
+ */
+type Translated<Body> = Omit<Named<Body>, 'tools'> & { tools?: Json[] } & Json;
+
+export type ChatRequest = Translated<ChatCompletionsBody>;
 
 export interface ChatUsage {
   prompt_tokens: number;
@@ -70,18 +71,9 @@ export type AnthropicBlock =
   | { type: 'tool_result'; tool_use_id: string; content?: string | AnthropicBlock[]; is_error?: boolean }
   | { type: string; [key: string]: unknown };
 
-export interface AnthropicMessage {
-  role: 'user' | 'assistant';
-  content: string | AnthropicBlock[];
-}
+export type AnthropicMessage = MessagesBody['messages'][number];
 
-export interface MessagesRequest extends Json {
-  model: string;
-  max_tokens: number;
-  messages: AnthropicMessage[];
-  system?: string | { type: 'text'; text: string }[];
-  stream?: boolean;
-}
+export type MessagesRequest = Translated<MessagesBody>;
 
 export interface AnthropicUsage {
   input_tokens: number;

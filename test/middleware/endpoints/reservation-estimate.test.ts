@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { estimateInputTokens, inputTokensUpperBound } from '../../../packages/middleware/src/tokenize/index.js';
+import { FAKE_OPENAI_KEY, startFakeOpenAI } from '../../fakes/index.js';
+import { postJson, startGateway, TEST_KEY, type RunningGateway } from '../../support/gateway.js';
+
+/**
+ * A priced prompt's reservation (README "Reservations") starts from an upper bound of its tokens, its UTF-8
+ * bytes, without tokenizing it; only a wallet that cannot cover that bound has the prompt tokenized, so the
+ * bound never refuses a request the tokenizer's estimate would admit.
+ */
+describe('the prompt estimate a reservation takes', function () {
+  let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
+  let gateway: RunningGateway | undefined;
+  const prompt = { model: 'per-token', max_tokens: 1, messages: [{ role: 'user', content: 'hello '.repeat(40) }] };
+  const estimate = estimateInputTokens(prompt);
+  const bound = inputTokensUpperBound(prompt);
+
+  before(async () => {
+    openai = await startFakeOpenAI();
+  });
+  after(() => openai.close());
+  afterEach(async () => {
+    await gateway?.close();
+    gateway = undefined;
+  });
+
+  /** One USD per input token, output free: a request's worst case is its prompt estimate, in USD. */
+  async function withWallet(usd: number): Promise<RunningGateway> {
+    gateway = await startGateway({
+      defaultCatalog: false,
+      keys: [{ key: TEST_KEY, org: 'acme' }],
+      organizations: { acme: { wallet: usd } },
+      providers: { openai: { kind: 'openai', baseUrl: openai.baseUrl, apiKey: FAKE_OPENAI_KEY } },
+      models: { 'per-token': { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 1_000_000, output: 0 } } },
+    });
+    return gateway;
+  }
+
+  it('bounds the prompt above its token estimate by its bytes', () => {
+    assert.ok(bound > 2 * estimate, `bound ${bound}, estimate ${estimate}`);
+  });
+
+  it('admits a request whose wallet covers the token estimate but not the byte bound', async () => {
+    const { url } = await withWallet(estimate + 1);
+    const answer = await postJson(`${url}/v1/chat/completions`, prompt, { authorization: `Bearer ${TEST_KEY}` });
+    assert.equal(answer.status, 200, answer.text);
+  });
+
+  it('refuses with 402 wallet_empty, charging nothing, a request whose wallet covers neither', async () => {
+    const { url, gate } = await withWallet(estimate - 1);
+    const calls = openai.requests.length;
+    const answer = await postJson(`${url}/v1/chat/completions`, prompt, { authorization: `Bearer ${TEST_KEY}` });
+    assert.equal(answer.status, 402);
+    assert.equal(answer.body.error.code, 'wallet_empty');
+    assert.equal(openai.requests.length, calls, 'the provider was not called');
+    assert.equal((await gate.admin.usage('acme')).wallet, estimate - 1);
+  });
+});
