@@ -2,10 +2,10 @@ import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js
 import type { Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
-import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
+import { endUpstreamSpan, startUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
-import type { SeenUsage } from '../providers/index.js';
+import type { ClientEvent, SeenUsage } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
 import { countTokens, estimateInputTokens, inputTokensUpperBound } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, type UpstreamCall, type UpstreamClient, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
@@ -23,16 +23,17 @@ export interface ModelCall<Body extends ModelRequestBody = ModelRequestBody> {
   body: Body;
 }
 
-/** A model call under way: what cancels its upstream calls decided (see runModelCall). */
-interface RunningCall extends ModelCall {
-  cancel: CancelSignal;
-}
-
 /** One route's request: its plan and the body adapted for it (adaptation depends on the provider). */
 interface RouteRequest {
   plan: RoutePlan;
+  /** The route's position in the alias's plan: its health's index on the route board. */
+  index: number;
   body: ModelRequestBody;
   adaptation: Adaptation;
+  /** What cancels its upstream calls (see runModelCall). */
+  cancel: CancelSignal;
+  /** Clock time its first attempt started, for its time to first byte. */
+  started: number;
 }
 
 /**
@@ -45,24 +46,23 @@ interface RouteRequest {
 export async function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body>): Promise<void> {
   const { ctx } = call;
   // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on.
-  if (ctx.req.headers['idempotency-key'] === undefined) return runOnce({ ctx, principal: call.principal, model: call.model, body: call.body, cancel: ctx.departure });
+  if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call, ctx.departure);
   const policy = await policyOf(call);
   const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
   // An idempotent JSON request runs to its answer even when its client leaves first: the answer is kept
   // for the client's retry, which then gets it without a second run or charge (README "Idempotency keys").
   // A stream still stops with its client (what it relayed is billed, and the key is freed).
   const cancel = call.body.stream === true ? ctx.departure : NEVER_CANCELLED;
-  await runIdempotently(idempotent, () => runOnce({ ctx, principal: call.principal, model: call.model, body: call.body, cancel }));
+  await runIdempotently(idempotent, () => runOnce(call, cancel));
 }
 
 /** A call that runs to its end whoever leaves (its own timeouts still bound it). */
 const NEVER_CANCELLED: CancelSignal = { aborted: false, once: () => undefined, off: () => undefined };
 
-async function runOnce(call: RunningCall): Promise<void> {
-  const routes = call.model.routes;
+async function runOnce(call: ModelCall, cancel: CancelSignal): Promise<void> {
   // Adapted lazily: a route is adapted when it is tried, and most requests only try their first.
-  const primary = adaptFor(call, routes[0]!);
-  const promptTokens = once(() => estimateInputTokens(call.body));
+  const primary = adaptFor(call, 0, cancel);
+  const meter = new Meter(call);
   const observation = call.ctx.observation;
   if (observation) {
     observation.org = call.principal.org;
@@ -71,8 +71,7 @@ async function runOnce(call: RunningCall): Promise<void> {
     observation.stream = call.body.stream === true;
     observation.step('resolved');
   }
-  const admission = await admit(call, primary, promptTokens);
-  const meter = new Meter(promptTokens, admission, (reason) => call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${routes[0]!.provider.kind} reported usage that is not token counts (${reason}); billed the tokenizer's count instead`));
+  meter.admission = await admit(call, primary, meter.promptTokens);
   observation?.metrics?.slotTaken(call.principal.org);
   try {
     await serveWithFailover(call, primary, meter);
@@ -83,9 +82,10 @@ async function runOnce(call: RunningCall): Promise<void> {
   }
 }
 
-function adaptFor(call: ModelCall, plan: RoutePlan): RouteRequest {
+function adaptFor(call: ModelCall, index: number, cancel: CancelSignal): RouteRequest {
+  const plan = call.model.routes[index]!;
   const { body, adaptation } = adaptBody(call.body, plan.params);
-  return { plan, body, adaptation };
+  return { plan, index, body, adaptation, cancel, started: 0 };
 }
 
 function observeSettlement(call: ModelCall, usage: Usage): void {
@@ -164,7 +164,7 @@ function admissionRequest(call: ModelCall, primary: RouteRequest, estimatedInput
  * failures move on, and only before output began. Each route's outcome feeds its health: in-flight count,
  * time to first byte, circuit breaker.
  */
-async function serveWithFailover(call: RunningCall, primary: RouteRequest, meter: Meter): Promise<void> {
+async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: Meter): Promise<void> {
   let lastFailure: UpstreamFailure | undefined;
   const { routes: board } = call.ctx.runtime.gateway;
   const { clock } = call.ctx.runtime.options;
@@ -173,20 +173,19 @@ async function serveWithFailover(call: RunningCall, primary: RouteRequest, meter
   const order = routes.length === 1 ? SINGLE_ROUTE : board.order(alias, routes.length, config.strategy, weights, clock.now());
   for (let position = 0; position < order.length; position++) {
     const index = order[position]!;
-    const request = index === 0 ? primary : adaptFor(call, routes[index]!);
+    const request = index === 0 ? primary : adaptFor(call, index, primary.cancel);
     if (observation && position > 0) {
       observation.failovers++;
       observation.metrics?.failovers.inc({ alias });
     }
-    const started = clock.now();
+    request.started = clock.now();
     board.started(alias, index);
     let failed = false;
-    let tries = 0;
     try {
-      await withRouteRetries(request.plan, call.cancel, () => attempt(call, request, meter, tries++, () => board.firstByte(alias, index, clock.now() - started)));
+      await withRouteRetries(request.plan, request.cancel, (retry) => attempt(call, request, meter, retry));
       return;
     } catch (error) {
-      if (call.cancel.aborted) return;
+      if (request.cancel.aborted) return;
       if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw upstreamServiceError(error);
       failed = true;
@@ -202,25 +201,25 @@ const SINGLE_ROUTE = [0];
 /** The route that answered, as `provider/model` (its provider's name in the config). */
 export const ROUTE_HEADER = 'x-tollgate-route';
 
-/** `retry` counts the earlier attempts on this route (0 for its first); `firstByte` feeds the route's health. */
-async function attempt(call: RunningCall, request: RouteRequest, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
+/** `retry` counts the earlier attempts on this route (0 for its first). */
+async function attempt(call: ModelCall, request: RouteRequest, meter: Meter, retry: number): Promise<void> {
   const { plan } = request;
   const stream = request.body.stream === true;
-  const upstreamCall = upstreamCallOf(plan, plan.codec.upstreamPath(plan.target, stream), plan.codec.request(request.body, plan.target, call.ctx.req.headers), call.ctx.req.headers, call.cancel);
+  const upstreamCall = upstreamCallOf(plan, plan.codec.upstreamPath(plan.target, stream), plan.codec.request(request.body, plan.target, call.ctx.req.headers), call.ctx.req.headers, request.cancel);
   const headers = adaptationHeaders(request.adaptation);
   // Only organizations with limits pay for these (values computed at admission, no store round trip).
   const { limits } = meter;
   if (limits) addRateLimitHeaders(headers, limits);
   const observation = call.ctx.observation;
-  if (!observation) return relay(call, request, meter, upstreamCall, headers, stream, firstByte);
+  if (!observation) return relay(call, request, meter, upstreamCall, headers, stream);
   observeAttempt(call, plan, retry);
-  if (!observation.span) return relay(call, request, meter, upstreamCall, headers, stream, firstByte);
+  if (!observation.span) return relay(call, request, meter, upstreamCall, headers, stream);
   // Tracing only: a copy of the (shared, cached) provider headers to carry this attempt's traceparent.
   const traced: Record<string, string> = Object.assign({}, upstreamCall.headers);
   const span = startUpstreamSpan(observation, { name: plan.providerName, kind: plan.provider.kind }, plan.target.model, plan.target.alias, traced);
   upstreamCall.headers = traced;
   try {
-    await relay(call, request, meter, upstreamCall, headers, stream, firstByte);
+    await relay(call, request, meter, upstreamCall, headers, stream);
     endUpstreamSpan(span, meter.usage());
   } catch (error) {
     endUpstreamSpan(span, { error });
@@ -237,21 +236,27 @@ function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {
   observation.metrics?.attempt(plan.providerName, retry > 0);
 }
 
-async function relay(call: RunningCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean, firstByte: () => void): Promise<void> {
+async function relay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
   const upstream: UpstreamClient = call.ctx.runtime.gateway.upstream;
   if (stream) {
     const response = await upstream.postStream(upstreamCall);
-    firstByte();
+    firstByte(call, request);
     nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
     nameRoute(call, request.plan, meter);
     await relayStream(call, request, response, headers, meter);
   } else {
     const answer = await upstream.postJson(upstreamCall);
-    firstByte();
+    firstByte(call, request);
     nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
     nameRoute(call, request.plan, meter);
     await relayJson(call, request, answer, headers, meter);
   }
+}
+
+/** The route's first byte arrived: its time to first byte feeds its health (the lowest-latency strategy). */
+function firstByte(call: ModelCall, request: RouteRequest): void {
+  const { clock } = call.ctx.runtime.options;
+  call.ctx.runtime.gateway.routes.firstByte(call.model.alias, request.index, clock.now() - request.started);
 }
 
 /** The route that answered, in the `x-tollgate-route` header and in the ledger line (README "Routing strategies"). */
@@ -269,7 +274,7 @@ function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): v
   else res.setHeader(UPSTREAM_REQUEST_ID_HEADER, upstreamId);
 }
 
-async function relayJson(call: RunningCall, request: RouteRequest, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
+async function relayJson(call: ModelCall, request: RouteRequest, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
   const { plan } = request;
   const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
   meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
@@ -285,31 +290,21 @@ async function relayJson(call: RunningCall, request: RouteRequest, answer: Upstr
  * Bytes → SSE events → translated client events → SSE writer. Before the first client byte a failure
  * is thrown (and may be retried); after it, the stream ends abnormally with no invented events.
  */
-async function relayStream(call: RunningCall, request: RouteRequest, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
+async function relayStream(call: ModelCall, request: RouteRequest, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
   const relay = call.ctx.runtime.config.relay;
   const { plan } = request;
   const writer = new SseWriter(call.ctx.res, headers, relay.maxPausedStreamMs);
   const translator = plan.codec.stream(plan.target, request.body, meter.promptTokens);
   const observation = call.ctx.observation;
-  const send = observation
-    ? async (events: ReturnType<typeof translator.push>) => {
-        for (const event of events) {
-          await writer.send(event.data, event.event);
-          observation.markFirstByte();
-        }
-      }
-    : async (events: ReturnType<typeof translator.push>) => {
-        for (const event of events) await writer.send(event.data, event.event);
-      };
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   observation?.metrics?.openStreams.inc();
   try {
-    for await (const event of readSseEvents(response.body, limits, response.secrets)) await send(translator.push(event));
+    for await (const event of readSseEvents(response.body, limits, response.secrets)) await sendEvents(writer, translator.push(event), observation);
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.
     await meter.settle();
-    await send(closing);
+    await sendEvents(writer, closing, observation);
     writer.end();
   } catch (error) {
     // Whatever ended the relay (the provider, a relay limit, a client gone or not reading), the upstream
@@ -328,9 +323,11 @@ async function relayStream(call: RunningCall, request: RouteRequest, response: U
   }
 }
 
-function once<T>(compute: () => T): () => T {
-  let value: { result: T } | undefined;
-  return () => (value ??= { result: compute() }).result;
+async function sendEvents(writer: SseWriter, events: readonly ClientEvent[], observation: RequestObservation | undefined): Promise<void> {
+  for (const event of events) {
+    await writer.send(event.data, event.event);
+    observation?.markFirstByte();
+  }
 }
 
 /** Plain text of a client-family response, for counting output tokens when the provider reported none. */
@@ -346,23 +343,28 @@ function outputTextOf(body: unknown): string {
   return (messages.content ?? []).map((block) => block.text ?? JSON.stringify(block.input ?? '')).join('');
 }
 
+/** Nothing recorded yet; replaced, never written to. */
+const NO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 });
+
 /**
  * What a request will be billed: the provider's report when it gave one, else the tokenizer's count of
  * the prompt and of the output text. For an unfinished stream the larger of report and count is
  * taken, since the provider's running count lags what was already delivered.
  */
 class Meter {
-  #usage: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0 };
-
-  constructor(
-    /** The tokenizer's count of the prompt (memoized), asked only when the provider reports no input tokens or a stream's first event needs it. */
-    readonly promptTokens: () => number,
-    private readonly admission: Admission,
-    /** Told once when a provider's usage was rejected at the codec boundary (translate/usage-report.ts). */
-    private readonly reportRejected: (reason: string) => void,
-  ) {}
-
+  #usage: Usage = NO_USAGE;
+  #promptTokens = -1;
   #rejectionLogged = false;
+  /** Set once admitted, before anything is recorded or settled. */
+  admission!: Admission;
+
+  constructor(private readonly call: ModelCall) {}
+
+  /**
+   * The tokenizer's count of the prompt, computed on first call: asked only when a tokens-per-minute limit or
+   * a refused byte bound needs it, when the provider reports no input tokens, or a stream's first event needs it.
+   */
+  readonly promptTokens = (): number => (this.#promptTokens >= 0 ? this.#promptTokens : (this.#promptTokens = estimateInputTokens(this.call.body)));
 
   /** The route that answered (`provider/model`), for the ledger line. */
   route: string | undefined = undefined;
@@ -380,7 +382,8 @@ class Meter {
   record(seen: SeenUsage, text: string, finished: boolean): void {
     if (seen.rejected !== undefined && !this.#rejectionLogged) {
       this.#rejectionLogged = true;
-      this.reportRejected(seen.rejected);
+      const { call } = this;
+      call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${call.model.routes[0]!.provider.kind} reported usage that is not token counts (${seen.rejected}); billed the tokenizer's count instead`);
     }
     const providerCounted = seen.reported && seen.inputTokens > 0;
     const inputTokens = providerCounted ? seen.inputTokens : this.promptTokens();

@@ -23,7 +23,8 @@ export class AttemptDeadline implements CancelSignal {
     private readonly departure: CancelSignal,
     private readonly deadlineMs: number,
   ) {
-    this.#timer = setTimeout(this.#expire, deadlineMs);
+    // The instance as the timer's argument, not a bound closure: one object less per open stream.
+    this.#timer = setTimeout(expire, deadlineMs, this);
     departure.once('abort', this.#fire);
   }
 
@@ -62,10 +63,11 @@ export class AttemptDeadline implements CancelSignal {
     this.departure.off('abort', this.#fire);
   }
 
-  readonly #expire = (): void => {
+  /** The deadline passed (see `expire`). */
+  expired(): void {
     this.#reason = deadlineExceeded(this.deadlineMs);
     this.#fire();
-  };
+  }
 
   readonly #fire = (): void => {
     this.clear();
@@ -73,4 +75,8 @@ export class AttemptDeadline implements CancelSignal {
     this.#listeners = [];
     for (const listener of listeners) listener();
   };
+}
+
+function expire(deadline: AttemptDeadline): void {
+  deadline.expired();
 }
