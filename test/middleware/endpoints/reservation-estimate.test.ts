@@ -1,19 +1,18 @@
 import assert from 'node:assert/strict';
-import { estimateInputTokens, inputTokensUpperBound } from '../../../packages/middleware/src/tokenize/index.js';
+import { estimateInputTokens } from '../../../packages/middleware/src/tokenize/index.js';
 import { FAKE_OPENAI_KEY, startFakeOpenAI } from '../../fakes/index.js';
 import { postJson, startGateway, TEST_KEY, type RunningGateway } from '../../support/gateway.js';
 
 /**
- * A priced prompt's reservation (README "Reservations") starts from an upper bound of its tokens, its UTF-8
- * bytes, without tokenizing it; only a wallet that cannot cover that bound has the prompt tokenized, so the
- * bound never refuses a request the tokenizer's estimate would admit.
+ * A priced prompt's reservation (README "Reservations") takes the tokenizer's estimate of the prompt, not a
+ * cheaper upper bound such as its UTF-8 bytes: a bound would refuse requests the wallet holds.
  */
 describe('the prompt estimate a reservation takes', function () {
   let openai: Awaited<ReturnType<typeof startFakeOpenAI>>;
   let gateway: RunningGateway | undefined;
   const prompt = { model: 'per-token', max_tokens: 1, messages: [{ role: 'user', content: 'hello '.repeat(40) }] };
   const estimate = estimateInputTokens(prompt);
-  const bound = inputTokensUpperBound(prompt);
+  const bytes = Buffer.byteLength(prompt.messages[0]!.content);
 
   before(async () => {
     openai = await startFakeOpenAI();
@@ -36,17 +35,14 @@ describe('the prompt estimate a reservation takes', function () {
     return gateway;
   }
 
-  it('bounds the prompt above its token estimate by its bytes', () => {
-    assert.ok(bound > 2 * estimate, `bound ${bound}, estimate ${estimate}`);
-  });
-
-  it('admits a request whose wallet covers the token estimate but not the byte bound', async () => {
+  it('admits a request whose wallet covers the token estimate but not the prompt\'s bytes', async () => {
+    assert.ok(bytes > 2 * (estimate + 1), `bytes ${bytes}, estimate ${estimate}`);
     const { url } = await withWallet(estimate + 1);
     const answer = await postJson(`${url}/v1/chat/completions`, prompt, { authorization: `Bearer ${TEST_KEY}` });
     assert.equal(answer.status, 200, answer.text);
   });
 
-  it('refuses with 402 wallet_empty, charging nothing, a request whose wallet covers neither', async () => {
+  it('refuses with 402 wallet_empty, charging nothing, a request whose wallet does not cover the estimate', async () => {
     const { url, gate } = await withWallet(estimate - 1);
     const calls = openai.requests.length;
     const answer = await postJson(`${url}/v1/chat/completions`, prompt, { authorization: `Bearer ${TEST_KEY}` });

@@ -7,7 +7,7 @@ import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
 import type { ClientEvent, SeenUsage } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
-import { countTokens, estimateInputTokens, inputTokensUpperBound } from '../tokenize/index.js';
+import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure, readSseEvents, type UpstreamCall, type UpstreamClient, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
@@ -107,10 +107,8 @@ async function policyOf(call: ModelCall): Promise<Policy> {
 }
 
 /**
- * Step 8–9. The prompt's token estimate is what a tokens-per-minute limit counts, so with one (the
- * organization's or the key's) the prompt is tokenized. Otherwise only a priced prompt needs a number, for
- * its reservation, and an upper bound from the prompt's bytes serves (README "Reservations"); the prompt is
- * tokenized only when that bound is refused, in case the real estimate fits.
+ * Steps 8–9. The prompt is tokenized before the call when its estimate is needed: by a tokens-per-minute
+ * limit (the organization's or the key's) and by a priced prompt's reservation (README "Reservations").
  */
 async function admit(call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
   const policy = await policyOf(call);
@@ -118,16 +116,8 @@ async function admit(call: ModelCall, primary: RouteRequest, promptTokens: () =>
   const started = observation ? performance.now() : 0;
   try {
     const tokensLimited = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
-    const priced = call.model.config.price.input > 0;
-    const bound = tokensLimited || !priced ? 0 : inputTokensUpperBound(call.body);
-    let admission: Admission;
-    try {
-      admission = await policy.admit(admissionRequest(call, primary, tokensLimited ? promptTokens() : bound));
-    } catch (error) {
-      // A denial changes nothing in the store, so asking again with the tighter estimate is safe.
-      if (!(bound > 0 && error instanceof ServiceError && error.kind === 'wallet_empty' && promptTokens() < bound)) throw error;
-      admission = await policy.admit(admissionRequest(call, primary, promptTokens()));
-    }
+    const estimate = tokensLimited || call.model.config.price.input > 0 ? promptTokens() : 0;
+    const admission = await policy.admit(admissionRequest(call, primary, estimate));
     observation?.step('admitted');
     return admission;
   } finally {
@@ -361,8 +351,8 @@ class Meter {
   constructor(private readonly call: ModelCall) {}
 
   /**
-   * The tokenizer's count of the prompt, computed on first call: asked only when a tokens-per-minute limit or
-   * a refused byte bound needs it, when the provider reports no input tokens, or a stream's first event needs it.
+   * The tokenizer's count of the prompt, computed on first call: asked only when admission needs it (a
+   * tokens-per-minute limit, a priced prompt), when the provider reports no input tokens, or a stream's first event needs it.
    */
   readonly promptTokens = (): number => (this.#promptTokens >= 0 ? this.#promptTokens : (this.#promptTokens = estimateInputTokens(this.call.body)));
 

@@ -28,6 +28,8 @@ export interface RoutePlan extends UpstreamRoute {
 /** An alias served over one client protocol: its routes in failover order and what orders them. */
 export interface ModelPlan {
   alias: string;
+  /** The client protocol the plan serves (its codecs translate from it). */
+  protocol: ClientProtocol;
   config: ModelConfig;
   routes: readonly RoutePlan[];
   /** Each route's weight, in route order (the weighted strategy). */
@@ -94,7 +96,7 @@ function planOf(model: CatalogModel, protocol: ClientProtocol, upstreams: Map<st
     const upstream = upstreams.get(route.providerName) ?? upstreamRouteOf(route.provider);
     return { ...upstream, providerName: route.providerName, codec, target, params, route: `${route.providerName}/${route.model}` };
   });
-  return { alias, config, routes, weights: model.routes.map((route) => route.weight) };
+  return { alias, protocol, config, routes, weights: model.routes.map((route) => route.weight) };
 }
 
 function upstreamRouteOf(provider: ProviderConfig): UpstreamRoute {

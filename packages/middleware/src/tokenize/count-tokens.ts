@@ -13,27 +13,6 @@ export function countTokens(text: string): number {
 
 /** Estimated prompt tokens of a request body: every string in it, plus a small per-message overhead. */
 export function estimateInputTokens(body: unknown): number {
-  const prompt = promptOf(body);
-  return countTokens(prompt.text) + MESSAGE_OVERHEAD_TOKENS * prompt.messages;
-}
-
-/**
- * An upper bound of estimateInputTokens without tokenizing: the prompt's UTF-8 byte length, since every
- * token of a byte-level BPE encoding (o200k) stands for at least one byte. Linear and cheap, for a
- * reservation that only needs a worst case (README "Reservations").
- *
- * @example
- * inputTokensUpperBound({ messages: [{ role: 'user', content: 'Hi' }] }) // ≥ estimateInputTokens of it
- */
-export function inputTokensUpperBound(body: unknown): number {
-  const prompt = promptOf(body);
-  return Buffer.byteLength(prompt.text, 'utf8') + MESSAGE_OVERHEAD_TOKENS * prompt.messages;
-}
-
-const MESSAGE_OVERHEAD_TOKENS = 3;
-
-/** The prompt's strings as one text (one line each) and its message count. */
-function promptOf(body: unknown): { text: string; messages: number } {
   let strings = '';
   let messages = 0;
   const walk = (node: unknown, key: string | undefined): void => {
@@ -48,5 +27,5 @@ function promptOf(body: unknown): { text: string; messages: number } {
     }
   };
   walk(body, undefined);
-  return { text: strings, messages };
+  return countTokens(strings) + 3 * messages;
 }

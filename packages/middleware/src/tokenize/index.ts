@@ -1,1 +1,1 @@
-export { countTokens, estimateInputTokens, inputTokensUpperBound } from './count-tokens.js';
+export { countTokens, estimateInputTokens } from './count-tokens.js';
