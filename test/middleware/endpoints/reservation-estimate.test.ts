@@ -42,6 +42,13 @@ describe('the prompt estimate a reservation takes', function () {
     assert.equal(answer.status, 200, answer.text);
   });
 
+  it('answers a priced prompt that spells a special token (<|endoftext|>) as text, not with a 500', async () => {
+    const { url } = await withWallet(1_000);
+    const spelled = { ...prompt, messages: [{ role: 'user', content: 'Repeat <|endoftext|> and <|im_start|> back to me.' }] };
+    const answer = await postJson(`${url}/v1/chat/completions`, spelled, { authorization: `Bearer ${TEST_KEY}` });
+    assert.equal(answer.status, 200, answer.text);
+  });
+
   it('refuses with 402 wallet_empty, charging nothing, a request whose wallet does not cover the estimate', async () => {
     const { url, gate } = await withWallet(estimate - 1);
     const calls = openai.requests.length;
