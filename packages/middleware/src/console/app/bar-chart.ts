@@ -44,7 +44,8 @@ export function barChart(id: string, bars: ChartBar[], format: (value: number) =
     rect.append(title);
     chart.append(rect);
     if (index % labelEvery === 0) {
-      const label = svg('text', { x: index * slot + slot / 2, y: height - 6, 'text-anchor': 'middle', class: 'label' });
+      // The first label starts at the edge instead of centring on its bar, so it is not cut off.
+      const label = svg('text', index === 0 ? { x: 0, y: height - 6, class: 'label' } : { x: index * slot + slot / 2, y: height - 6, 'text-anchor': 'middle', class: 'label' });
       label.textContent = bar.label.length > 12 ? `${bar.label.slice(0, 11)}…` : bar.label;
       chart.append(label);
     }

@@ -1,5 +1,5 @@
 import { barChart } from './bar-chart.js';
-import { ConsoleApi, ConsoleError, base, type Overview, type Session } from './console-api.js';
+import { ConsoleApi, ConsoleError, type Overview, type Session } from './console-api.js';
 import { count, h, usd } from './dom.js';
 
 /**
@@ -32,22 +32,29 @@ function loginView(): void {
   app.replaceChildren(form);
 }
 
-async function organizationView(session: Session, notice?: Node): Promise<void> {
+/** What the last change answered, shown in the section it was made in. */
+interface Notices {
+  keys?: HTMLElement;
+  billing?: HTMLElement;
+}
+
+async function organizationView(session: Session, notices: Notices = {}): Promise<void> {
   const overview = await api.overview(session.org);
-  const reload = (note?: Node) => void organizationView(session, note).catch((error: unknown) => showError(status, error));
+  const reload = (next: Notices = {}) => void organizationView(session, next).catch((error: unknown) => showError(status, error));
   const status = h('p', { class: 'error', role: 'alert', hidden: true });
   const logout = h('button', { id: 'logout', type: 'button', class: 'link', onclick: () => void api.logout().then(loginView, (error: unknown) => showError(status, error)) }, 'Log out');
   app.replaceChildren(
     h('header', {}, h('h1', {}, 'Tollgate console'), h('span', { class: 'who' }, `${session.org} · ${session.keyId}`), logout),
     status,
-    notice ?? '',
     balances(overview),
     charts(overview),
-    keysSection(session, overview, reload, status),
-    billingSection(session, overview, reload, status),
+    keysSection(session, overview, reload, status, notices.keys),
+    billingSection(session, overview, reload, status, notices.billing),
     ledgerSection(session),
   );
-  if (location.pathname.endsWith('/billing')) document.getElementById('billing')?.scrollIntoView();
+  // The wallet_empty recovery URL (…/billing) lands on the billing section.
+  const focus = notices.keys ?? notices.billing ?? (location.pathname.endsWith('/billing') ? document.getElementById('billing') : null);
+  focus?.scrollIntoView({ block: 'center' });
 }
 
 function balances({ usage }: Overview): HTMLElement {
@@ -76,14 +83,16 @@ function charts({ activity, ledgerFiles }: Overview): HTMLElement {
   );
 }
 
-function keysSection(session: Session, overview: Overview, reload: (note?: Node) => void, status: HTMLElement): HTMLElement {
+type Reload = (notices?: Notices) => void;
+
+function keysSection(session: Session, overview: Overview, reload: Reload, status: HTMLElement, notice?: HTMLElement): HTMLElement {
   const scopes = ['models', 'sql', 'sql:read'].map((scope) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: scope, checked: scope !== 'sql:read' }), scope));
   const create = h('form', { id: 'create-key', class: 'inline' }, ...scopes, h('button', { type: 'submit' }, 'Create key'));
   create.addEventListener('submit', (event) => {
     event.preventDefault();
     const chosen = [...create.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map((input) => input.value);
     api.createKey(session.org, chosen).then(
-      ({ key, keyId }) => reload(h('div', { class: 'card secret', id: 'new-key' }, h('p', {}, `Key ${keyId} created. Copy it now: it is shown only once.`), h('code', { id: 'new-key-secret' }, key))),
+      ({ key, keyId }) => reload({ keys: h('div', { class: 'secret', id: 'new-key', 'data-key-id': keyId }, h('p', {}, `Key ${keyId} created. Copy it now: it is shown only once.`), h('code', { id: 'new-key-secret' }, key)) }),
       (error: unknown) => showError(status, error),
     );
   });
@@ -97,21 +106,21 @@ function keysSection(session: Session, overview: Overview, reload: (note?: Node)
       h('td', {}, key.revoked ? 'revoked' : h('button', { type: 'button', class: 'danger', onclick: () => confirm(`Revoke ${key.keyId}? Requests with it are refused at once.`) && void api.revokeKey(session.org, key.keyId).then(() => reload(), (error: unknown) => showError(status, error)) }, 'Revoke')),
     ),
   );
-  return h('section', { class: 'card', id: 'keys' }, h('h2', {}, 'API keys'), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Key id'), h('th', {}, 'Scopes'), h('th', {}, 'Requests · spend'), h('th', {}, ''))), h('tbody', {}, ...rows)), create);
+  return h('section', { class: 'card', id: 'keys' }, h('h2', {}, 'API keys'), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Key id'), h('th', {}, 'Scopes'), h('th', {}, 'Requests · spend'), h('th', {}, ''))), h('tbody', {}, ...rows)), create, notice);
 }
 
-function billingSection(session: Session, { usage }: Overview, reload: (note?: Node) => void, status: HTMLElement): HTMLElement {
+function billingSection(session: Session, { usage }: Overview, reload: Reload, status: HTMLElement, notice?: HTMLElement): HTMLElement {
   const amount = h('input', { id: 'top-up-amount', name: 'usd', type: 'number', min: '0.000001', step: 'any', required: true, placeholder: 'USD' });
   const topUp = h('form', { id: 'top-up', class: 'inline' }, h('label', { for: 'top-up-amount' }, 'Add credit'), amount, h('button', { type: 'submit' }, 'Top up'));
   topUp.addEventListener('submit', (event) => {
     event.preventDefault();
     api.topUp(session.org, Number(amount.value)).then(
-      ({ wallet }) => reload(h('p', { class: 'notice', id: 'top-up-done' }, `Wallet is now ${usd(wallet)}.`)),
+      ({ wallet }) => reload({ billing: h('p', { class: 'notice', id: 'top-up-done' }, `Wallet is now ${usd(wallet)}.`) }),
       (error: unknown) => showError(status, error),
     );
   });
   const toggle = h('button', { id: 'payment-method', type: 'button', onclick: () => void api.setPaymentMethod(session.org, !usage.paymentMethod).then(() => reload(), (error: unknown) => showError(status, error)) }, usage.paymentMethod ? 'Remove payment method' : 'Record a payment method');
-  return h('section', { class: 'card', id: 'billing' }, h('h2', {}, 'Billing'), h('p', {}, `Wallet ${usd(usage.wallet)}; payment method ${usage.paymentMethod ? 'on file (included models draw on the wallet once tokens run out)' : 'not on file'}.`), topUp, toggle);
+  return h('section', { class: 'card', id: 'billing' }, h('h2', {}, 'Billing'), h('p', {}, `Wallet ${usd(usage.wallet)}; payment method ${usage.paymentMethod ? 'on file (included models draw on the wallet once tokens run out)' : 'not on file'}.`), topUp, toggle, notice);
 }
 
 function ledgerSection(session: Session): HTMLElement {
@@ -146,5 +155,4 @@ async function start(): Promise<void> {
   }
 }
 
-void base;
 void start();
