@@ -64,7 +64,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   const metricsConfig = parsed.config.metrics;
   let runtime: Runtime | undefined;
   const getRuntime = () =>
-    (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets }));
+    (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets, journalHooks: observer?.metrics?.journalHooks.bind(observer.metrics) }));
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
   const operatorConsole = parsed.config.console
     ? new OperatorConsole(parsed.config.console, { admin: () => getRuntime().admin(), keys: () => getRuntime().keyRing(), ledgerDir: consoleLedgerDirectory(parsed.config, options.baseDir ?? process.cwd()), clock: options.clock ?? systemClock })
