@@ -154,7 +154,7 @@ export class OperatorConsole {
     const session = this.#sessions.open({ org: principal.org, keyId: principal.keyId, keySha256: hashKey(presentedKey(call.req)!) });
     sendJson(call.res, 200, sessionView(session), {
       ...CONSOLE_HEADERS,
-      'set-cookie': setCookie(call.req, SESSION_COOKIE, session.id, { path: call.base, maxAgeSeconds: this.config.sessionMinutes * 60 }) as string,
+      'set-cookie': setCookie(call.req, SESSION_COOKIE, session.id, { path: call.base, maxAgeSeconds: this.config.sessionMinutes * 60 }),
     });
   }
 
