@@ -181,7 +181,9 @@ export class SqlDatabase implements SqlEngine {
   async #startWorker(): Promise<void> {
     const image = await this.options.store.load();
     // A large image goes to the worker without a copy (small Buffers may share Node's pool: those are copied).
-    const transfer = image && image.buffer.byteLength >= 65_536 && image.byteLength === image.buffer.byteLength ? [image.buffer as ArrayBuffer] : [];
+    // Stores hand over a buffer of their own, possibly larger than the image (recovery's spare room), so its
+    // size is no reason to copy: at 512 MiB that clone was a second whole image (README "Recovery time").
+    const transfer = image && image.buffer.byteLength >= 65_536 ? [image.buffer as ArrayBuffer] : [];
     const workerData: WorkerData = { wasmPath: this.options.wasmPath, image, maxDatabaseBytes: this.options.maxDatabaseBytes };
     const worker = await spawnWorker(this.options.workerUrl, workerData, transfer);
     worker.unref();
