@@ -5,6 +5,7 @@ import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
 import type { DatabaseStore } from './database-store.js';
 import type { SqlEngine } from './sql-engine.js';
+import { unpackColumnTypes, type ColumnType } from './column-types.js';
 import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 
@@ -251,6 +252,7 @@ export class SqlDatabase implements SqlEngine {
     const flight = this.#queue.get(response.id);
     if (!flight) return;
     if (response.kind === 'rows') return flight.onRows?.(response.text);
+    if (response.kind === 'result' && response.packedTypes) (response.result as { column_types: ColumnType[] }).column_types = unpackColumnTypes(response.packedTypes);
     this.#queue.delete(response.id);
     this.#headChanged();
     const { store } = this.options;
