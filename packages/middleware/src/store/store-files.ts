@@ -201,7 +201,11 @@ export class StoreFiles {
     const text = serializeSnapshot(next, this.options.clock.now(), this.state.capture());
     const previous = this.#journal;
     const covered = this.#generation;
-    this.#journal = Journal.forAppend(journalPath(file, next), 0, true);
+    // The next generation writes only once this one's pending lines are synced: acknowledgements (and so
+    // ledger writes) keep the order of `settle` calls, which is what start-up's ledger repair relies on
+    // (the ledger holds a prefix of the journal's settlements). Writing both generations at once let a later
+    // settlement reach the ledger ahead of an earlier one; a kill between them lost the earlier one's line.
+    this.#journal = Journal.forAppend(journalPath(file, next), 0, true, previous.idle());
     this.#generation = next;
     await this.#lastSettlement;
     await previous.close();
