@@ -36,7 +36,7 @@ interface Minute {
   rps: number;
   p99: number;
   failed: number;
-  /** What the failures were: status classes, connection errors, timeouts. */
+  /** What the failures were: count per status and reason, connection errors, timeouts. */
   failures: string;
   rssMiB: number;
   heapMiB: number;
@@ -52,9 +52,15 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
     // Each minute is one autocannon run, back to back: the load never stops for more than a moment.
     for (let minute = 1; minute <= Math.ceil(minutes); minute++) {
       const seconds = Math.min(60, Math.round((minutes - minute + 1) * 60));
-      const result = await autocannon({ url: `${gateway.url}/v1/chat/completions`, method: 'POST', connections: CONNECTIONS, duration: seconds, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body });
+      const refused = new Map<string, number>();
+      const result = await autocannon({
+        url: gateway.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [{ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body, onResponse: (status, answer, _context, headers) => tallyRefusal(refused, status, answer, headers) }],
+      });
       const memory = await memoryOf(gateway);
-      const failures = Object.entries({ '4xx': result['4xx'], '5xx': result['5xx'], errors: result.errors - result.timeouts, timeouts: result.timeouts }).filter(([, count]) => count > 0).map(([kind, count]) => `${count} ${kind}`).join(', ');
+      const failures = [...[...refused].map(([kind, count]) => `${count} ${kind}`), ...Object.entries({ errors: result.errors - result.timeouts, timeouts: result.timeouts }).filter(([, count]) => count > 0).map(([kind, count]) => `${count} ${kind}`)].join(', ');
       rows.push({ minute, rps: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors, failures, rssMiB: memory.rss / MiB, heapMiB: memory.heapUsed / MiB });
       process.stderr.write(`  minute ${minute}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, RSS ${(memory.rss / MiB).toFixed(0)} MiB, failed ${rows.at(-1)!.failed} ${failures}\n`);
     }
@@ -79,6 +85,21 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
     gateway.stop();
     upstream.stop();
   }
+}
+
+/** Counts a refused answer by status and reason (`x-service-reason`, else the error body's code), e.g. "503 policy_unavailable". */
+function tallyRefusal(refused: Map<string, number>, status: number, answer: string, headers: Record<string, string | string[] | undefined> | undefined): void {
+  if (status < 400) return;
+  let reason = headers?.['x-service-reason'];
+  if (reason === undefined) {
+    try {
+      reason = (JSON.parse(answer) as { error?: { code?: string; type?: string } }).error?.code ?? 'no reason';
+    } catch {
+      reason = 'unparsable body';
+    }
+  }
+  const kind = `${status} ${String(reason)}`;
+  refused.set(kind, (refused.get(kind) ?? 0) + 1);
 }
 
 function startOn(dir: string): { readyMs: number; rss: number; maxRss: number; requests: number } {
