@@ -2,7 +2,7 @@ import { readFileSync, truncateSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ensurePrivateDir, openPrivate } from '../files/index.js';
-import { syncDirectory } from './private-files.js';
+import { syncDirectory } from '../files/index.js';
 
 /**
  * An append-only JSON-lines file with group commit: appends that arrive while a write is in flight are

@@ -6,7 +6,7 @@ import { Journal } from './journal.js';
 import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { readJsonLines } from './json-lines-reader.js';
 import { archivedLedgerFileName, LedgerFiles } from './ledger-files.js';
-import { ensurePrivateDirectory, removeTemporaryFiles, replaceFileAtomically, syncDirectory } from './private-files.js';
+import { ensurePrivateDirectory, removeTemporaryFiles, syncDirectory, writeFileAtomic } from '../files/index.js';
 import { parseSnapshot, serializeSnapshot, storeFileKind, type SnapshotState } from './store-snapshot.js';
 
 export interface StoreFilesOptions {
@@ -210,7 +210,7 @@ export class StoreFiles {
     await this.#lastSettlement;
     await previous.close();
     if (this.#ledgerBehind) return;
-    await replaceFileAtomically(file, text);
+    await writeFileAtomic(file, text);
     for (const generation of await journalGenerations(file)) if (generation <= covered) await unlink(journalPath(file, generation));
     await syncDirectory(dirname(file));
   }
@@ -265,6 +265,6 @@ async function migrate(options: StoreFilesOptions, state: DurableState, ledgerDi
     options.logger.info?.(`store: migrated ${lines} journal lines in ${Date.now() - started} ms`);
   }
   // No journal generation exists yet: generations appear only after a snapshot.
-  await replaceFileAtomically(file, serializeSnapshot(1, options.clock.now(), state.capture()));
+  await writeFileAtomic(file, serializeSnapshot(1, options.clock.now(), state.capture()));
   return 1;
 }
