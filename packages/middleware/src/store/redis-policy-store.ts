@@ -18,7 +18,7 @@ import { admitScript, settleScript } from './redis-scripts.js';
 import { RedisIdempotencyStore } from './redis-idempotency-store.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
-import { keyKeys, orgKeys, type OrgKeys } from './redis-keys.js';
+import { keyKeys, orgKeys, type KeyKeys, type OrgKeys } from './redis-keys.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
 import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
@@ -176,7 +176,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     const id = randomUUID();
     const k = this.#orgKeys(request.principal.org);
     const { keyId, limits, budget } = request.principal;
-    const kk = keyKeys(this.prefix, request.principal.org, keyId);
+    const kk = this.#keyKeys(request.principal.org, keyId);
     const admitOnce = () =>
       this.redis.tollgateAdmit(
         k.bal, k.win, k.slots, k.revoked, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
@@ -352,7 +352,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = '', route = ''): Promise<number | undefined> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
-    const kk = keyKeys(this.prefix, request.principal.org, request.principal.keyId);
+    const kk = this.#keyKeys(request.principal.org, request.principal.keyId);
     const now = this.clock.now();
     const tokens = billedTokens(usage);
     const rates = picoRates(request.price);
@@ -452,8 +452,35 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     return { ...record, revoked: (await this.redis.sismember(this.#orgKeys(record.org).revoked, record.keyId)) === 1 };
   }
 
+  /**
+   * Key names, built once per organization and per API key and reused: admission and settlement need them
+   * on every request, and 15 concatenated strings and two objects twice per request were pure garbage. The
+   * maps hold one entry per organization and per key that made a request (bounded by the keys that exist).
+   */
+  readonly #orgKeyNames = new Map<string, OrgKeys>();
+  readonly #keyKeyNames = new Map<string, Map<string, KeyKeys>>();
+
   #orgKeys(org: string): OrgKeys {
-    return orgKeys(this.prefix, org);
+    let names = this.#orgKeyNames.get(org);
+    if (!names) {
+      names = orgKeys(this.prefix, org);
+      this.#orgKeyNames.set(org, names);
+    }
+    return names;
+  }
+
+  #keyKeys(org: string, keyId: string): KeyKeys {
+    let ofOrg = this.#keyKeyNames.get(org);
+    if (!ofOrg) {
+      ofOrg = new Map();
+      this.#keyKeyNames.set(org, ofOrg);
+    }
+    let names = ofOrg.get(keyId);
+    if (!names) {
+      names = keyKeys(this.prefix, org, keyId);
+      ofOrg.set(keyId, names);
+    }
+    return names;
   }
 
   #requireOrg(org: string) {
