@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { forkServer, memoryOf } from './bench-process.js';
 import { CONNECTIONS } from './interleaved-load.js';
 import { RedisServer } from '../support/redis-server.js';
@@ -87,6 +88,15 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
   }
 }
 
+/** Redis's worst stall per event (LATENCY LATEST, ≥ 100 ms) and its AOF rewrites during the soak, as Markdown. */
+async function redisStalls(redis: Redis): Promise<string> {
+  const events = (await redis.call('LATENCY', 'LATEST')) as [string, number, number, number][];
+  const persistence = await redis.info('persistence');
+  const rewrites = /aof_rewrites:(\d+)/.exec(persistence)?.[1] ?? '?';
+  const stalls = events.map(([event, , latest, max]) => `${event} ${max} ms (latest ${latest} ms)`).join(', ');
+  return `Redis stalls of 100 ms or more, worst per event: ${stalls || 'none'}; AOF rewrites: ${rewrites}.`;
+}
+
 /** Counts a refused answer by status and reason (`x-service-reason`, else the error body's code), e.g. "503 policy_unavailable". */
 function tallyRefusal(refused: Map<string, number>, status: number, answer: string, headers: Record<string, string | string[] | undefined> | undefined): void {
   if (status < 400) return;
@@ -152,9 +162,16 @@ if (stores.includes('memory')) {
 if (stores.includes('memory-no-file')) sections.push(await soak('memory store without a file (diagnostic)', { kind: 'memory' }, tmpdir()));
 if (stores.includes('redis')) {
   const redis = await RedisServer.start();
+  // Redis's own record of its stalls (fsync, AOF rewrite, fork, slow commands), so a failed request in the
+  // table above can be matched to what Redis was doing: admission answers 503 policy_unavailable once a
+  // stall passes policyTimeoutMs (1 s), for every admission in flight at that moment.
+  const observer = new Redis(redis.url);
   try {
-    sections.push(await soak('Redis store (real redis-server, appendfsync always)', { kind: 'redis', url: redis.url, prefix: 'soak:' }, tmpdir()));
+    await observer.config('SET', 'latency-monitor-threshold', '100');
+    const soaked = await soak('Redis store (real redis-server, appendfsync always)', { kind: 'redis', url: redis.url, prefix: 'soak:' }, tmpdir());
+    sections.push(`${soaked}\n\n${await redisStalls(observer)}`);
   } finally {
+    observer.disconnect();
     await redis.close();
   }
 }
