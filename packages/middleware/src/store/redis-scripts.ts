@@ -207,7 +207,9 @@ end
 local keyRefusal, khead = keyDenial(now, est, reservation)
 if keyRefusal then return keyRefusal end
 reserve(KEYS[1], KEYS[6], ARGV[2], reservation)
-reserve(KEYS[7], KEYS[10], ARGV[2], reservation)
+-- The key's reservation is read only against its budget (keyDenial): a key without one reserves nothing,
+-- which spares two writes at admission and two at settlement (each one an AOF line under appendfsync always).
+if tonumber(ARGV[17]) >= 0 then reserve(KEYS[7], KEYS[10], ARGV[2], reservation) end
 redis.call('ZADD', KEYS[9], now + tonumber(ARGV[11]), ARGV[2])
 local _, _, keyTokenSecond = countAdmission(KEYS[8], khead, tonumber(ARGV[14]), tonumber(ARGV[15]), est)
 local requestsCounted, tokensCounted, tokenSecond = countAdmission(KEYS[2], head, rpm, tpm, est)
@@ -307,7 +309,7 @@ redis.call('HINCRBY', KEYS[7], 'requests', 1)
 redis.call('HINCRBY', KEYS[7], 'in', int(inT))
 redis.call('HINCRBY', KEYS[7], 'out', int(outT))
 redis.call('HINCRBY', KEYS[7], 'cost', int(cost))
-redis.call('HINCRBY', KEYS[1], 'incUsed', int(included))
+if included > 0 then redis.call('HINCRBY', KEYS[1], 'incUsed', int(included)) end
 redis.call('HINCRBY', KEYS[1], 'wallet', int(-cost))
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
 redis.call('HINCRBY', KEYS[1], 'in', int(inT))
