@@ -1,8 +1,7 @@
 import { unsupported, type ParamTable } from '../adapt/index.js';
-import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, type ChatCompletion, type MessagesRequest } from '../translate/index.js';
-import { memoizedChatBody } from './chat-body-memo.js';
-import { ChatPivotStream } from './chat-pivot-stream.js';
+import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, type MessagesRequest } from '../translate/index.js';
 import type { Codec } from './codec.js';
+import { viaChat } from './via-chat.js';
 
 /** Messages features that have no chat equivalent; a translated route cannot take them (contract §4.3 rule 1). */
 const messagesOnly: ParamTable = {
@@ -13,8 +12,6 @@ const messagesOnly: ParamTable = {
   output_format: { expressible: chatCanTakeOutputFormat },
 };
 
-const streamUsage = { include_usage: true };
-
 /**
  * A Messages client on a route that is not Anthropic's: Messages → chat → the route's chat adapter, and its
  * chat answer or chat chunks → Messages. One wrapper serves every provider kind, so the per-provider
@@ -24,29 +21,17 @@ const streamUsage = { include_usage: true };
  * messagesViaChat(geminiProvider.chat).request({ model: 'a', max_tokens: 9, messages }, target, {})
  */
 export function messagesViaChat(chat: Codec): Codec {
-  const chatBodyOf = memoizedChatBody((body: MessagesRequest, model) => messagesToChatRequest(body, model));
-  const params: ParamTable = {
-    ...messagesOnly,
-    // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
-    ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
-    ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
-    top_k: chat.params.top_k ?? unsupported,
-  };
-  return {
-    params,
+  return viaChat<MessagesRequest>(chat, {
+    params: {
+      ...messagesOnly,
+      // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
+      ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
+      ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
+      top_k: chat.params.top_k ?? unsupported,
+    },
     outputLimitFields: ['max_tokens'],
-    upstreamPath: (target, stream) => chat.upstreamPath(target, stream),
-    request: (body, target, headers) => chat.request(chatBodyOf(body as MessagesRequest, target.model), target, headers),
-    response(upstream, target, clientBody) {
-      const chatBody = clientBody ? chatBodyOf(clientBody as MessagesRequest, target.model) : undefined;
-      const { body, usage } = chat.response(upstream, target, chatBody);
-      return { body: chatToMessagesResponse(body as ChatCompletion, target.alias), usage };
-    },
-    stream(target, clientBody, promptTokens) {
-      // The chat layer is asked for the usage chunk: the closing message_delta carries usage.
-      const chatBody = chatBodyOf(clientBody as MessagesRequest, target.model);
-      chatBody.stream_options = streamUsage;
-      return new ChatPivotStream(chat.stream(target, chatBody), new ChatToMessagesStream(target.alias, { promptTokens }));
-    },
-  };
+    toChat: messagesToChatRequest,
+    fromChat: (completion, alias) => chatToMessagesResponse(completion, alias),
+    encoder: (alias, _clientBody, promptTokens) => new ChatToMessagesStream(alias, { promptTokens }),
+  });
 }
