@@ -34,6 +34,7 @@ describe('VS Code extension, end to end in code-server', function () {
     writeFileSync(join(workspace, 'people.sql'), "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT, note TEXT);\nINSERT INTO people(name, note) VALUES ('Ada', 'first; programmer'), ('Grace', NULL);\nSELECT id, name, note FROM people ORDER BY id;\n");
     writeFileSync(join(workspace, 'broken.sql'), 'SELECT 1;\nSELEC name FROM nowhere;\n');
     writeFileSync(join(workspace, 'many.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 450) SELECT x, x * x AS square FROM c;\n');
+    writeFileSync(join(workspace, 'big.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5000) SELECT x, x * 2 AS double, 1e999 AS inf FROM c UNION ALL SELECT 5001, NULL, 'none';\n');
     writeFileSync(join(workspace, 'endless.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n');
     workspaceSettings = {
       'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
@@ -115,6 +116,33 @@ describe('VS Code extension, end to end in code-server', function () {
     assert.match(csv, /^x,square\r?\n?1,1/);
     assert.ok(csv.trimEnd().endsWith('450,202500'));
     await page.screenshot({ path: join(screenshots, 'sql-pages.png') });
+  });
+
+  it('#5 loads 5001 rows in chunks, moves between cells with the keys, copies the cursor cell, shows Infinity as far as the wire tells', async () => {
+    await openFile(page, 'big.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    const grid = await webviewWith(page, 'table.grid');
+    await grid.locator('.statement-head .outcome', { hasText: '5001 rows' }).waitFor({ timeout: 30_000 });
+    await grid.locator('.grid-footer', { hasText: /^5001 rows$/ }).waitFor({ timeout: 30_000 });
+    assert.ok((await grid.locator('table.grid tbody tr[aria-rowindex]').count()) < 100, 'only the rows in view are in the DOM');
+    // 1e999 is REAL Infinity; the endpoint sends it as null, and the mixed column's per-row class says it was a REAL.
+    assert.equal(await grid.locator('tr[aria-rowindex="1"] td[data-column="2"]').textContent(), '±Infinity');
+    await grid.locator('tr[aria-rowindex="1"] td[data-column="0"]').click();
+    await grid.locator('table.grid').press('ArrowDown');
+    await grid.locator('table.grid').press('ArrowDown');
+    await grid.locator('table.grid').press('ArrowRight');
+    await grid.locator('tr[aria-rowindex="3"] td[data-column="1"].cursor').waitFor();
+    await grid.locator('table.grid').press('Control+c');
+    assert.equal(await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text === '6'), '6');
+    await grid.locator('table.grid').press('Control+End');
+    const last = grid.locator('tr[aria-rowindex="5001"] td[data-column="2"].cursor');
+    await last.waitFor();
+    assert.equal(await last.textContent(), 'none');
+    await grid.locator('table.grid').press('Shift+ArrowUp');
+    await grid.locator('table.grid').press('Shift+ArrowLeft');
+    await grid.locator('table.grid').press('Control+c');
+    assert.equal(await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('10000')), '10000\t\n\tnone');
+    await page.screenshot({ path: join(screenshots, 'sql-keyboard.png') });
   });
 
   it('#5 sorts by a header, filters by a column, copies a selected range as TSV, and exports what it shows', async () => {
@@ -354,6 +382,12 @@ describe('VS Code extension, end to end in code-server', function () {
     await Promise.all([page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame(), timeout: 60_000 }), runCommand(page, 'Developer: Reload Window')]);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     // A restored panel behind another tab loads when shown, as any editor does.
+    // The results panel is back too, with the last run (issue 18 #3): it used to be closed.
+    await page.locator('.tab', { hasText: 'SQL Results' }).click();
+    const results = await webviewWith(page, '.summary .restored');
+    await results.locator('.summary .label', { hasText: 'SQL from chat' }).waitFor();
+    await results.locator('.grid-footer', { hasText: /^450 rows$/ }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'sql-restored.png') });
     await page.locator('.tab', { hasText: 'Tollgate Chat' }).click();
     const chat = await webviewWith(page, 'article.message.user');
     await chat.locator('article.message.user', { hasText: lastQuestion }).first().waitFor();
