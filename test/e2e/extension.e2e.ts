@@ -34,7 +34,7 @@ describe('VS Code extension, end to end in code-server', function () {
     writeFileSync(join(workspace, 'people.sql'), "CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT, note TEXT);\nINSERT INTO people(name, note) VALUES ('Ada', 'first; programmer'), ('Grace', NULL);\nSELECT id, name, note FROM people ORDER BY id;\n");
     writeFileSync(join(workspace, 'broken.sql'), 'SELECT 1;\nSELEC name FROM nowhere;\n');
     writeFileSync(join(workspace, 'many.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 450) SELECT x, x * x AS square FROM c;\n');
-    writeFileSync(join(workspace, 'big.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5000) SELECT x, x * 2 AS double, 1e999 AS inf FROM c UNION ALL SELECT 5001, NULL, 'none';\n');
+    writeFileSync(join(workspace, 'big.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5000) SELECT x, x * 2 AS twice, 1e999 AS inf FROM c UNION ALL SELECT 5001, NULL, \'none\';\n');
     writeFileSync(join(workspace, 'endless.sql'), 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\n');
     workspaceSettings = {
       'tollgate.providers': { fake: { kind: 'openai', baseUrl: openai.baseUrl } },
