@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ChatPanel } from './chat/chat-panel.js';
 import { registerEditorChat } from './chat/editor-chat.js';
+import { addProvider } from './host/add-provider.js';
 import { GatewayHost } from './host/gateway-host.js';
 import { ProviderKeys } from './host/provider-keys.js';
 import { keepCurrentDatabaseIn, readSettings } from './host/read-settings.js';
@@ -73,6 +74,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('tollgate.openChat', () => chat.open()),
     vscode.commands.registerCommand('tollgate.newChat', () => chat.newChat()),
     vscode.commands.registerCommand('tollgate.askAboutSelection', () => askAboutSelection(chat)),
+    vscode.commands.registerCommand('tollgate.addProvider', () => addProvider(keys)),
     vscode.commands.registerCommand('tollgate.setProviderApiKey', () => keys.prompt(Object.keys(readSettings().providers))),
     vscode.commands.registerCommand('tollgate.restartGateway', async () => {
       await gatewayHost.stop();

@@ -118,6 +118,28 @@ describe('VS Code extension, end to end in code-server', function () {
     await page.screenshot({ path: join(screenshots, 'sql-pages.png') });
   });
 
+  it('#5 sorts by a header, filters by a column, copies a selected range as TSV, and exports what it shows', async () => {
+    const grid = await webviewWith(page, 'table.grid');
+    await grid.locator('th[data-column="0"] .header-button').click();
+    await grid.locator('th[data-column="0"] .header-button').click();
+    await grid.locator('th[data-column="0"][aria-sort="descending"]').waitFor();
+    await grid.getByRole('searchbox', { name: 'Filter x' }).fill('44');
+    await grid.locator('.grid-footer', { hasText: '14 of 450 rows match the filters' }).waitFor();
+    const first = grid.locator('table.grid tbody tr[aria-rowindex="1"] td[data-column="0"]');
+    assert.equal(await first.textContent(), '449');
+    await first.click();
+    await grid.locator('table.grid tbody tr[aria-rowindex="2"] td[data-column="1"]').click({ modifiers: ['Shift'] });
+    assert.equal(await grid.locator('td.selected').count(), 4);
+    await grid.locator('table.grid').press('Control+c');
+    const tsv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('449'));
+    assert.match(tsv, /^449\t201601\r?\n?448\t200704$/);
+    await page.screenshot({ path: join(screenshots, 'sql-sort-filter.png') });
+    await grid.getByRole('button', { name: 'Copy', exact: true }).click();
+    const csv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('x,square'));
+    assert.match(csv, /^x,square\r?\n?449,201601/, 'the export follows the sorted, filtered view');
+    assert.equal(csv.trim().split(/\r?\n/).length, 15);
+  });
+
   it('#5 loads 5001 rows in chunks, moves between cells with the keys, copies the cursor cell, shows Infinity as far as the wire tells', async () => {
     await openFile(page, 'big.sql');
     await runCommand(page, 'Tollgate: Run SQL File');
@@ -143,28 +165,6 @@ describe('VS Code extension, end to end in code-server', function () {
     await grid.locator('table.grid').press('Control+c');
     assert.equal(await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('10000')), '10000\t\n\tnone');
     await page.screenshot({ path: join(screenshots, 'sql-keyboard.png') });
-  });
-
-  it('#5 sorts by a header, filters by a column, copies a selected range as TSV, and exports what it shows', async () => {
-    const grid = await webviewWith(page, 'table.grid');
-    await grid.locator('th[data-column="0"] .header-button').click();
-    await grid.locator('th[data-column="0"] .header-button').click();
-    await grid.locator('th[data-column="0"][aria-sort="descending"]').waitFor();
-    await grid.getByRole('searchbox', { name: 'Filter x' }).fill('44');
-    await grid.locator('.grid-footer', { hasText: '14 of 450 rows match the filters' }).waitFor();
-    const first = grid.locator('table.grid tbody tr[aria-rowindex="1"] td[data-column="0"]');
-    assert.equal(await first.textContent(), '449');
-    await first.click();
-    await grid.locator('table.grid tbody tr[aria-rowindex="2"] td[data-column="1"]').click({ modifiers: ['Shift'] });
-    assert.equal(await grid.locator('td.selected').count(), 4);
-    await grid.locator('table.grid').press('Control+c');
-    const tsv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('449'));
-    assert.match(tsv, /^449\t201601\r?\n?448\t200704$/);
-    await page.screenshot({ path: join(screenshots, 'sql-sort-filter.png') });
-    await grid.getByRole('button', { name: 'Copy', exact: true }).click();
-    const csv = await poll(() => page.evaluate<string>('navigator.clipboard.readText()'), (text) => text.startsWith('x,square'));
-    assert.match(csv, /^x,square\r?\n?449,201601/, 'the export follows the sorted, filtered view');
-    assert.equal(csv.trim().split(/\r?\n/).length, 15);
   });
 
   it('puts a failing statement\'s error on that statement as a diagnostic and in the results view', async () => {
@@ -202,8 +202,9 @@ describe('VS Code extension, end to end in code-server', function () {
     // endless.sql hits the 4 s statement timeout; then the queued SELECT runs.
     await view.locator('table.grid td', { hasText: '42' }).waitFor({ timeout: 30_000 });
     const elapsed = Number((await view.locator('.summary .elapsed').textContent())?.replace(' ms', ''));
-    assert.ok(elapsed < 2_000, `SELECT 42 reported ${elapsed} ms: its time, not the time it waited`);
-    assert.match(await view.locator('.summary .waited').textContent() ?? '', /queued \d+ ms/);
+    const waited = Number((await view.locator('.summary .waited').textContent())?.match(/queued (\d+) ms/)?.[1]);
+    // Behind a 4 s timeout: the wait is seconds, SELECT 42's own time is not (a loaded machine makes it ~2 s).
+    assert.ok(waited > 1_000 && elapsed < waited, `SELECT 42 reported ${elapsed} ms after waiting ${waited} ms: its time, not the time it waited`);
     const timedOut = view.locator('.run-tab.is-error', { hasText: 'endless.sql' });
     await timedOut.click();
     assert.match(await view.locator('.error').textContent() ?? '', /statement_timeout/);
@@ -386,7 +387,7 @@ describe('VS Code extension, end to end in code-server', function () {
     await page.locator('.tab', { hasText: 'SQL Results' }).click();
     const results = await webviewWith(page, '.summary .restored');
     await results.locator('.summary .label', { hasText: 'SQL from chat' }).waitFor();
-    await results.locator('.grid-footer', { hasText: /^450 rows$/ }).waitFor();
+    await results.locator('.grid-footer', { hasText: 'the first 200 of 450, kept over the window reload' }).waitFor();
     await page.screenshot({ path: join(screenshots, 'sql-restored.png') });
     await page.locator('.tab', { hasText: 'Tollgate Chat' }).click();
     const chat = await webviewWith(page, 'article.message.user');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cellText, storageAt } from '../../extension/src/results/cell-text.js';
 import { moveCell } from '../../extension/src/results/grid-keys.js';
-import { CHUNK_ROWS, firstChunks, restorableRuns, rowsChunk } from '../../extension/src/results/row-chunks.js';
+import { CHUNK_ROWS, RESTORED_ROWS, firstChunks, restorableRuns, rowsChunk } from '../../extension/src/results/row-chunks.js';
 import { startSessionGateway, type SessionGateway } from '../../extension/src/host/session-gateway.js';
 import type { ResultsState } from '../../extension/src/webview/protocol.js';
 
@@ -45,11 +45,11 @@ describe('extension: the results grid — chunks, restore after reload, keys, no
     assert.deepEqual(rowsChunk(tableRun(1, 3), 0, 0), { rows: [], storageByRow: [], end: true });
   });
 
-  it('keeps finished runs over a window reload, each result cut to its first chunk and marked restored', () => {
+  it('keeps finished runs over a window reload, each result cut to its first rows and marked restored', () => {
     const running: ResultsState = { id: 3, label: 'q', db: 'scratch', kind: 'running' };
     const kept = restorableRuns([running, tableRun(2, 5_000), { id: 1, label: 'bad', db: 'scratch', kind: 'error', elapsedMs: 1, code: 'syntax_error', message: 'near "SELEC"' }]);
     assert.deepEqual(kept.map((run) => [run.id, run.kind, run.restored]), [[2, 'done', true], [1, 'error', true]]);
-    assert.equal(tableOf(kept[0]!).rows.length, CHUNK_ROWS);
+    assert.equal(tableOf(kept[0]!).rows.length, RESTORED_ROWS);
     assert.equal(tableOf(kept[0]!).totalRows, 5_000);
     assert.ok(JSON.stringify(kept).length < 100_000, 'small enough for workspace state');
   });

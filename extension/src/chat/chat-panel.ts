@@ -9,16 +9,28 @@ import { ChatSession } from './chat-session.js';
 const CONVERSATION_KEY = 'tollgate.chat.conversation';
 const MODEL_KEY = 'tollgate.chat.model';
 export const CHAT_VIEW_TYPE = 'tollgate.chat';
+/** The Chat view in the Tollgate activity-bar container (package.json `views`). */
+export const CHAT_SIDEBAR_VIEW = 'tollgate.chatView';
+
+/** What the panel and the sidebar view have in common: a webview that can go away. */
+interface ChatSurface {
+  readonly webview: vscode.Webview;
+  onDidDispose: vscode.Event<void>;
+}
 
 /**
- * The chat panel: a model picker filled from /v1/models and one conversation, streamed. The
- * conversation is kept in workspace state and the panel is restored after a reload by its serializer.
+ * The chat: a model picker filled from /v1/models and one conversation, streamed, shown in a panel and
+ * in the Chat view of the activity bar — one conversation, every open surface shows it. The conversation
+ * is kept in workspace state and the panel is restored after a reload by its serializer.
  */
 export class ChatPanel implements vscode.Disposable {
   #panel: vscode.WebviewPanel | undefined;
   #session: ChatSession | undefined;
   #ready: Promise<void> | undefined;
+  /** Surfaces whose view said 'ready': the session's messages go to each. */
+  readonly #surfaces = new Set<vscode.Webview>();
   readonly #serializer: vscode.Disposable;
+  readonly #sidebar: vscode.Disposable;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -28,8 +40,23 @@ export class ChatPanel implements vscode.Disposable {
   ) {
     this.#serializer = vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
       // Not awaiting the view's 'ready': VS Code holds the view's messages until this resolves.
-      deserializeWebviewPanel: async (panel) => void this.#attach(panel),
+      deserializeWebviewPanel: async (panel) => void this.#attachPanel(panel),
     });
+    this.#sidebar = vscode.window.registerWebviewViewProvider(
+      CHAT_SIDEBAR_VIEW,
+      { resolveWebviewView: (view) => void this.#attach(view) },
+      { webviewOptions: { retainContextWhenHidden: true } },
+    );
+  }
+
+  /** The one conversation, shared by the panel and the sidebar view; created when the first opens. */
+  #currentSession(): ChatSession {
+    const broadcast = (message: ToChatView) => {
+      for (const webview of this.#surfaces) void webview.postMessage(message);
+    };
+    const restored = this.context.workspaceState.get<ChatMessage[]>(CONVERSATION_KEY) ?? [];
+    this.#session ??= new ChatSession(async () => (await this.host.gateway()).chatClient, broadcast, restored, (messages) => void this.context.workspaceState.update(CONVERSATION_KEY, messages));
+    return this.#session;
   }
 
   /** The model last picked in the view (remembered per workspace), used by "Ask About Selection". */
@@ -43,32 +70,42 @@ export class ChatPanel implements vscode.Disposable {
       this.#panel.reveal(undefined, false);
       return this.#ready;
     }
-    return this.#attach(createPanel(this.context, CHAT_VIEW_TYPE, 'Tollgate Chat', vscode.ViewColumn.Beside));
+    return this.#attachPanel(createPanel(this.context, CHAT_VIEW_TYPE, 'Tollgate Chat', vscode.ViewColumn.Beside));
   }
 
-  #attach(panel: vscode.WebviewPanel): Promise<void> {
+  #attachPanel(panel: vscode.WebviewPanel): Promise<void> {
     configurePanel(this.context, panel);
     this.#panel = panel;
-    const post = (message: ToChatView) => void panel.webview.postMessage(message);
-    const restored = this.context.workspaceState.get<ChatMessage[]>(CONVERSATION_KEY) ?? [];
-    const session = (this.#session = new ChatSession(async () => (await this.host.gateway()).chatClient, post, restored, (messages) => void this.context.workspaceState.update(CONVERSATION_KEY, messages)));
-    this.#ready = new Promise((resolve) => {
-      panel.webview.onDidReceiveMessage(async (message: FromChatView) => {
+    panel.onDidDispose(() => {
+      this.#panel = undefined;
+      this.#ready = undefined;
+    });
+    this.#ready = this.#attach(panel);
+    return this.#ready;
+  }
+
+  /** Loads the chat into a panel or the sidebar view; resolves once its view can take messages. */
+  #attach(surface: ChatSurface): Promise<void> {
+    configurePanel(this.context, surface);
+    const session = this.#currentSession();
+    const post = (message: ToChatView) => void surface.webview.postMessage(message);
+    const ready = new Promise<void>((resolve) => {
+      surface.webview.onDidReceiveMessage(async (message: FromChatView) => {
         if (message.type === 'ready') {
-          session.replay();
+          session.replay(post);
+          this.#surfaces.add(surface.webview);
           await this.#sendModels(post);
           resolve();
         } else await this.#receive(message, session);
       });
     });
-    panel.onDidDispose(() => {
-      session.stop();
-      this.#panel = undefined;
-      this.#session = undefined;
-      this.#ready = undefined;
+    surface.onDidDispose(() => {
+      this.#surfaces.delete(surface.webview);
+      // The last surface gone: nothing shows the reply any more.
+      if (this.#surfaces.size === 0) session.stop();
     });
-    loadView(this.context, panel, 'chat', 'Tollgate Chat');
-    return this.#ready;
+    loadView(this.context, surface, 'chat', 'Tollgate Chat');
+    return ready;
   }
 
   /** "Tollgate: New Chat": forgets the saved conversation and starts afresh. */
@@ -134,6 +171,7 @@ export class ChatPanel implements vscode.Disposable {
 
   dispose(): void {
     this.#serializer.dispose();
+    this.#sidebar.dispose();
     this.#panel?.dispose();
   }
 }

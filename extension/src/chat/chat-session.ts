@@ -40,13 +40,13 @@ export class ChatSession {
     return this.#abort !== undefined;
   }
 
-  /** The conversation so far, for a view that was (re)opened. */
-  replay(): void {
+  /** The conversation so far, for a view that was (re)opened: told to that view only (`to`). */
+  replay(to: (message: ToChatView) => void = this.post): void {
     for (const message of this.messages) {
       const id = ++this.#nextId;
       const text = typeof message.content === 'string' ? message.content : '';
-      if (message.role === 'user') this.post({ type: 'user', id, html: renderMarkdown(text) });
-      else this.post({ type: 'assistant', id, html: renderMarkdown(text), done: true });
+      if (message.role === 'user') to({ type: 'user', id, html: renderMarkdown(text) });
+      else to({ type: 'assistant', id, html: renderMarkdown(text), done: true });
     }
   }
 

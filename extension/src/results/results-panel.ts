@@ -31,6 +31,8 @@ export class ResultsPanel implements vscode.Disposable {
       deserializeWebviewPanel: async (panel) => {
         // Negative ids: the new extension host numbers its runs from 1 again.
         if (this.#runs.length === 0) this.#runs = (context.workspaceState.get<ResultsState[]>(RESTORE_KEY) ?? []).map((run, index) => ({ ...run, id: -1 - index }));
+        // Nothing kept (e.g. every run was still going): an empty panel would only leave an empty group.
+        if (this.#runs.length === 0) return panel.dispose();
         this.#attach(panel);
       },
     });

@@ -7,6 +7,9 @@ import type { ResultsState, SqlStorage, StatementOutcome } from '../webview/prot
  */
 export const CHUNK_ROWS = 2000;
 
+/** Rows per table kept over a window reload: workspace state is no place for whole results. */
+export const RESTORED_ROWS = 200;
+
 type TableOutcome = Extract<StatementOutcome, { kind: 'table' }>;
 
 /** One table outcome cut to rows [0, limit): `totalRows` keeps the size of the whole result. */
@@ -48,9 +51,9 @@ export function rowsChunk(run: ResultsState | undefined, statement: number, from
 
 /**
  * What is kept in workspace state for a window reload: finished runs only (a queued or running one ended
- * with the old extension host), each table cut to its first chunk so the state stays small. The view tells
+ * with the old extension host), each table cut to its first RESTORED_ROWS rows so the state stays small. The view tells
  * the user that the rest is gone and that running again brings it back.
  */
-export function restorableRuns(runs: readonly ResultsState[], size = CHUNK_ROWS): ResultsState[] {
+export function restorableRuns(runs: readonly ResultsState[], size = RESTORED_ROWS): ResultsState[] {
   return runs.filter((run) => run.kind === 'done' || run.kind === 'error' || run.kind === 'cancelled').map((run) => ({ ...cutRun(run, size), restored: true }));
 }
