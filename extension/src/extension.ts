@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ChatPanel } from './chat/chat-panel.js';
 import { registerEditorChat } from './chat/editor-chat.js';
 import { addProvider } from './host/add-provider.js';
+import { budgetSettingCommand } from './host/budget.js';
 import { GatewayHost } from './host/gateway-host.js';
 import { ProviderKeys } from './host/provider-keys.js';
 import { keepCurrentDatabaseIn, readSettings } from './host/read-settings.js';
@@ -80,7 +81,10 @@ export function activate(context: vscode.ExtensionContext): void {
       await gatewayHost.stop();
       await gatewayHost.gateway();
     }),
-    vscode.commands.registerCommand('tollgate.openBudgetSetting', () => vscode.commands.executeCommand('workbench.action.openSettings', 'tollgate.sessionBudgetUsd')),
+    vscode.commands.registerCommand('tollgate.openBudgetSetting', () => {
+      const { command, args } = budgetSettingCommand(vscode.workspace.getConfiguration('tollgate').inspect('sessionBudgetUsd'));
+      return vscode.commands.executeCommand(command, args);
+    }),
     ...registerEditorChat(gatewayHost),
   );
 }

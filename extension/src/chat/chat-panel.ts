@@ -3,7 +3,10 @@ import type { ChatMessage } from '@tollgate/client';
 import type { GatewayHost } from '../host/gateway-host.js';
 import { configurePanel, createPanel, loadView } from '../webview/panel-assets.js';
 import type { FromChatView, ToChatView } from '../webview/protocol.js';
+import { builtInProviderKeys } from '../host/host-config.js';
+import { readSettings } from '../host/read-settings.js';
 import { ChatSession } from './chat-session.js';
+import { modelGroups, startingModel } from './model-groups.js';
 
 /** Workspace-state keys: the conversation and the model survive a window reload (issue 18 #3). */
 const CONVERSATION_KEY = 'tollgate.chat.conversation';
@@ -55,7 +58,11 @@ export class ChatPanel implements vscode.Disposable {
       for (const webview of this.#surfaces) void webview.postMessage(message);
     };
     const restored = this.context.workspaceState.get<ChatMessage[]>(CONVERSATION_KEY) ?? [];
-    this.#session ??= new ChatSession(async () => (await this.host.gateway()).chatClient, broadcast, restored, (messages) => void this.context.workspaceState.update(CONVERSATION_KEY, messages));
+    this.#session ??= new ChatSession(async () => (await this.host.gateway()).chatClient, broadcast, restored, (messages) => {
+      void this.context.workspaceState.update(CONVERSATION_KEY, messages);
+      // A reply was kept: it was paid for.
+      if (messages.at(-1)?.role === 'assistant') void this.host.refreshSpend();
+    });
     return this.#session;
   }
 
@@ -147,11 +154,13 @@ export class ChatPanel implements vscode.Disposable {
     const configured = vscode.workspace.getConfiguration('tollgate').get<string>('chat.model') || undefined;
     try {
       const models = await (await this.host.gateway()).client.models();
-      const remembered = this.#lastModel;
-      const selected = [remembered, configured].find((model) => model && models.includes(model)) ?? models[0];
-      post({ type: 'models', models, selected });
+      const settings = readSettings();
+      const stored = await this.host.keys.all(Object.keys(settings.providers));
+      const keyed = new Set([...Object.keys(stored), ...Object.entries(builtInProviderKeys).filter(([, variable]) => process.env[variable]).map(([name]) => name)]);
+      const groups = modelGroups(models, settings, keyed);
+      post({ type: 'models', groups, selected: startingModel(groups, [this.#lastModel, configured]) });
     } catch (error) {
-      post({ type: 'models', models: [], selected: undefined });
+      post({ type: 'models', groups: [], selected: undefined });
       post({ type: 'error', id: 0, explanation: { title: 'Gateway not running', detail: (error as Error).message, action: { kind: 'command', label: 'Restart Gateway', command: 'tollgate.restartGateway' } } });
     }
   }

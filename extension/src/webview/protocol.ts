@@ -1,4 +1,5 @@
 import type { Explanation } from '../chat/explain-error.js';
+import type { ModelGroup } from '../chat/model-groups.js';
 import type { Recovery } from '../chat/retry-policy.js';
 import type { SqlColumnType } from '@tollgate/client';
 
@@ -46,7 +47,8 @@ export type FromResultsView =
   | { type: 'ready' };
 
 export type ToChatView =
-  | { type: 'models'; models: string[]; selected: string | undefined }
+  /** The picker's models grouped by provider, ready ones first; embedding models are not offered. */
+  | { type: 'models'; groups: ModelGroup[]; selected: string | undefined }
   | { type: 'user'; id: number; html: string; queued?: boolean }
   | { type: 'dequeued'; id: number }
   | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean }

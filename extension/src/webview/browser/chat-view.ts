@@ -45,7 +45,9 @@ window.addEventListener('message', (event: MessageEvent<ToChatView>) => {
   const message = event.data;
   switch (message.type) {
     case 'models':
-      picker.replaceChildren(...message.models.map((model) => el('option', model === message.selected ? { value: model, selected: '' } : { value: model }, model)));
+      picker.replaceChildren(
+        ...message.groups.map((group) => el('optgroup', { label: group.label }, ...group.models.map((model) => el('option', model === message.selected ? { value: model, selected: '' } : { value: model }, model)))),
+      );
       break;
     case 'user': {
       // Typed while a reply streams: shown at once, marked, and sent when the reply ends.
