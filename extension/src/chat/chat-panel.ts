@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatMessage } from '@tollgate/client';
 import type { GatewayHost } from '../host/gateway-host.js';
-import { configurePanel, createPanel, loadView } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView, loadWhenShown } from '../webview/panel-assets.js';
 import type { FromChatView, ToChatView } from '../webview/protocol.js';
 import { builtInProviderKeys } from '../host/host-config.js';
 import { readSettings } from '../host/read-settings.js';
@@ -16,10 +16,7 @@ export const CHAT_VIEW_TYPE = 'tollgate.chat';
 export const CHAT_SIDEBAR_VIEW = 'tollgate.chatView';
 
 /** What the panel and the sidebar view have in common: a webview that can go away. */
-interface ChatSurface {
-  readonly webview: vscode.Webview;
-  onDidDispose: vscode.Event<void>;
-}
+type ChatSurface = vscode.WebviewPanel | vscode.WebviewView;
 
 /**
  * The chat: a model picker filled from /v1/models and one conversation, streamed, shown in a panel and
@@ -111,7 +108,9 @@ export class ChatPanel implements vscode.Disposable {
       // The last surface gone: nothing shows the reply any more.
       if (this.#surfaces.size === 0) session.stop();
     });
-    loadView(this.context, surface, 'chat', 'Tollgate Chat');
+    let isReady = false;
+    void ready.then(() => (isReady = true));
+    loadWhenShown(surface, () => isReady, () => loadView(this.context, surface, 'chat', 'Tollgate Chat'));
     return ready;
   }
 

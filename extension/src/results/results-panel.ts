@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { exportFormats, type ExportFormat } from '../sql/format-results.js';
-import { configurePanel, createPanel, loadView } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView, loadWhenShown } from '../webview/panel-assets.js';
 import type { FromResultsView, ResultsState, ToResultsView } from '../webview/protocol.js';
 import { firstChunks, restorableRuns, rowsChunk } from './row-chunks.js';
 
@@ -55,7 +55,7 @@ export class ResultsPanel implements vscode.Disposable {
     this.#viewReady = false;
     panel.onDidDispose(() => (this.#panel = undefined));
     panel.webview.onDidReceiveMessage((message: FromResultsView) => this.#receive(message));
-    loadView(this.context, panel, 'results', 'SQL Results');
+    loadWhenShown(panel, () => this.#viewReady, () => loadView(this.context, panel, 'results', 'SQL Results'));
   }
 
   #post(selected = this.#runs[0]?.id ?? 0): void {

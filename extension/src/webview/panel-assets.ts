@@ -20,3 +20,18 @@ export function loadView(context: vscode.ExtensionContext, panel: { readonly web
   const asset = (file: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview', file)).toString();
   panel.webview.html = webviewHtml({ cspSource: panel.webview.cspSource, scriptUri: asset(`${script}.js`), styleUri: asset('view.css'), title });
 }
+
+/**
+ * Loads a view now, and again each time its panel is shown while the view has not said 'ready' yet. When
+ * VS Code restores two panels after a window reload, one of them sometimes stays blank: its document never
+ * runs its script (seen in code-server 4.100, either panel, cause not found). Setting the HTML again when
+ * the user looks at it brings it back.
+ */
+export function loadWhenShown(surface: { readonly webview: vscode.Webview; readonly visible: boolean; onDidDispose: vscode.Event<void> } & ({ onDidChangeViewState: vscode.Event<unknown> } | { onDidChangeVisibility: vscode.Event<void> }), isReady: () => boolean, load: () => void): void {
+  load();
+  const shown = 'onDidChangeViewState' in surface ? surface.onDidChangeViewState : surface.onDidChangeVisibility;
+  const listener = shown(() => {
+    if (surface.visible && !isReady()) load();
+  });
+  surface.onDidDispose(() => listener.dispose());
+}
