@@ -91,7 +91,7 @@ describe('VS Code extension, end to end in code-server', function () {
       ['SELECT id, name, note FR', 'line 3', '2 rows'],
     ]);
     assert.deepEqual(await view.locator('table.grid thead tr:first-child th').allTextContents(), ['#', 'id', 'name', 'note']);
-    const rows = await view.locator('table.grid tbody tr[aria-rowindex]').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
+    const rows = await view.locator('table.grid tbody tr[aria-rowindex]').evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => `${td.textContent}${td.classList.contains('null') ? '(null)' : ''}`)));
     assert.deepEqual(rows, [
       ['1', '1', 'Ada', 'first; programmer'],
       ['2', '2', 'Grace', 'NULL(null)'],

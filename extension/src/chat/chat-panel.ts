@@ -6,11 +6,14 @@ import type { FromChatView, ToChatView } from '../webview/protocol.js';
 import { builtInProviderKeys } from '../host/host-config.js';
 import { readSettings } from '../host/read-settings.js';
 import { ChatSession } from './chat-session.js';
+import { archive, reopen, type SavedConversation } from './conversation-history.js';
 import { modelGroups, startingModel } from './model-groups.js';
 
 /** Workspace-state keys: the conversation and the model survive a window reload (issue 18 #3). */
 const CONVERSATION_KEY = 'tollgate.chat.conversation';
 const MODEL_KEY = 'tollgate.chat.model';
+/** Conversations put aside by New Chat, newest first, bounded (conversation-history.ts). */
+const HISTORY_KEY = 'tollgate.chat.history';
 export const CHAT_VIEW_TYPE = 'tollgate.chat';
 /** The Chat view in the Tollgate activity-bar container (package.json `views`). */
 export const CHAT_SIDEBAR_VIEW = 'tollgate.chatView';
@@ -114,10 +117,32 @@ export class ChatPanel implements vscode.Disposable {
     return ready;
   }
 
-  /** "Tollgate: New Chat": forgets the saved conversation and starts afresh. */
+  /** "Tollgate: New Chat": the conversation goes to History and a new one starts. */
   async newChat(): Promise<void> {
     await this.open();
-    this.#session?.clear();
+    this.#startNew(this.#currentSession());
+  }
+
+  #startNew(session: ChatSession): void {
+    void this.context.workspaceState.update(HISTORY_KEY, archive(this.#history(), session.messages, new Date()));
+    session.clear();
+  }
+
+  #history(): SavedConversation[] {
+    return this.context.workspaceState.get<SavedConversation[]>(HISTORY_KEY) ?? [];
+  }
+
+  /** "Tollgate: Chat History": pick an earlier conversation to continue; the current one is put aside. */
+  async showHistory(): Promise<void> {
+    const history = this.#history();
+    const items = history.map((saved, index) => ({ label: saved.title, description: `${saved.messages.length} messages`, detail: new Date(saved.at).toLocaleString(), index }));
+    const chosen = await vscode.window.showQuickPick(items, { title: 'Chat History', placeHolder: items.length ? 'Continue an earlier conversation' : 'No earlier conversations: New Chat puts one here' });
+    if (!chosen) return;
+    await this.open();
+    const session = this.#currentSession();
+    const next = reopen(history, chosen.index, session.messages, new Date());
+    await this.context.workspaceState.update(HISTORY_KEY, next.history);
+    session.load(next.messages);
   }
 
   /**
@@ -139,7 +164,9 @@ export class ChatPanel implements vscode.Disposable {
       case 'retry':
         return session.retry(message.automatic ?? false);
       case 'new':
-        return session.clear();
+        return this.#startNew(session);
+      case 'history':
+        return this.showHistory();
       case 'code':
         return this.codeAction(message.action, message.text, message.language);
       case 'action':

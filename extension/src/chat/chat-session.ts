@@ -87,11 +87,17 @@ export class ChatSession {
 
   /** Forgets the conversation (New Chat). */
   clear(): void {
+    this.load([]);
+  }
+
+  /** Continues another conversation (Chat History): the views show it from the start. */
+  load(messages: readonly ChatMessage[]): void {
     this.stop();
-    this.messages.length = 0;
+    this.messages.splice(0, this.messages.length, ...messages);
     this.#queue = [];
     this.#changed();
     this.post({ type: 'clear' });
+    this.replay();
   }
 
   async #ask(text: string, model: string): Promise<void> {

@@ -1,22 +1,36 @@
 import * as vscode from 'vscode';
 import type { ChatMessage, TollgateClient } from '@tollgate/client';
 import type { GatewayHost } from '../host/gateway-host.js';
+import type { TableSchema } from '../databases/schema.js';
+import { currentDatabase } from '../host/read-settings.js';
 import { explainError, factsOf } from './explain-error.js';
+import { participantMessages, schemaText } from './sql-prompts.js';
 
 /**
  * Tollgate inside VS Code's own chat, where the running VS Code has the APIs: an `@tollgate` chat
  * participant (1.90+) and Tollgate's models in the model picker (the language-model-provider API,
  * 1.104+). Both are feature-detected; on an editor without them the chat panel is the way in.
  */
-export function registerEditorChat(host: GatewayHost): vscode.Disposable[] {
+export interface EditorChatContext {
+  schema(db: string): Promise<TableSchema[]>;
+  /** The Tollgate diagnostics of a file, for `/fix`. */
+  problems(uri: vscode.Uri): string[];
+}
+
+export function registerEditorChat(host: GatewayHost, sql: EditorChatContext): vscode.Disposable[] {
   const disposables: vscode.Disposable[] = [];
-  if (typeof vscode.chat?.createChatParticipant === 'function') disposables.push(registerParticipant(host));
+  if (typeof vscode.chat?.createChatParticipant === 'function') disposables.push(registerParticipant(host, sql));
   const lm = vscode.lm as unknown as { registerLanguageModelChatProvider?: (vendor: string, provider: unknown) => vscode.Disposable };
   if (typeof lm?.registerLanguageModelChatProvider === 'function') disposables.push(lm.registerLanguageModelChatProvider('tollgate', modelProvider(host)));
   return disposables;
 }
 
-function registerParticipant(host: GatewayHost): vscode.Disposable {
+/**
+ * `@tollgate` in VS Code's chat: a plain question goes to the model with the conversation so far; `/sql`,
+ * `/explain` and `/fix` ask about SQL with the current database's schema (sql-prompts.ts), `/explain` and
+ * `/fix` taking the editor's selection when the prompt is empty and `/fix` the file's Tollgate errors.
+ */
+function registerParticipant(host: GatewayHost, sql: EditorChatContext): vscode.Disposable {
   const participant = vscode.chat.createChatParticipant('tollgate.chat', async (request, context, stream, token) => {
     const gateway = await host.gateway();
     const model = await chosenModel(gateway.client);
@@ -25,7 +39,18 @@ function registerParticipant(host: GatewayHost): vscode.Disposable {
       const text = turn.response.map((part) => (part instanceof vscode.ChatResponseMarkdownPart ? part.value.value : '')).join('');
       return text ? [{ role: 'assistant', content: text }] : [];
     });
-    await streamReply(gateway.chatClient, model, [...history, { role: 'user', content: request.prompt }], token, (text) => stream.markdown(text)).catch((error) => {
+    const command = (['sql', 'explain', 'fix'] as const).find((name) => name === request.command);
+    const editor = vscode.window.activeTextEditor;
+    const db = currentDatabase();
+    const schema = command ? schemaText(db, await sql.schema(db).catch(() => [])) : '';
+    const asked = participantMessages(command, request.prompt, {
+      schema,
+      ...(editor && !editor.selection.isEmpty ? { selection: editor.document.getText(editor.selection) } : {}),
+      ...(editor ? { problems: sql.problems(editor.document.uri) } : {}),
+    });
+    // A slash command is its own question; a plain one continues the conversation.
+    const messages: ChatMessage[] = command ? asked : [...history, ...asked];
+    await streamReply(gateway.chatClient, model, messages, token, (text) => stream.markdown(text)).catch((error) => {
       const explanation = explainError(factsOf(error));
       stream.markdown(`\n\n**${explanation.title}.** ${explanation.detail}`);
     });

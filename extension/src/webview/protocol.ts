@@ -63,5 +63,6 @@ export type FromChatView =
   | { type: 'stop' }
   | { type: 'retry'; automatic?: boolean }
   | { type: 'new' }
+  | { type: 'history' }
   | { type: 'code'; action: 'copy' | 'insert' | 'run'; text: string; language: string }
   | { type: 'action'; action: NonNullable<Explanation['action']> };
