@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -437,6 +437,82 @@ describe('VS Code extension, end to end in code-server', function () {
     await steps.filter({ hasText: 'Run a first query' }).first().waitFor({ timeout: 20_000 });
     for (const title of ['Set a provider key', 'Open the chat']) await steps.filter({ hasText: title }).first().waitFor();
     await page.screenshot({ path: join(screenshots, 'walkthrough.png') });
+  });
+
+  it('offers "Fix with AI" on a failing statement: the statement, its error and the schema go into the chat composer', async () => {
+    await openFile(page, 'broken.sql');
+    await runCommand(page, 'Tollgate: Run SQL File');
+    await page.waitForSelector('.squiggly-error', { timeout: 20_000 });
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Control+.');
+    await page.locator('.action-widget .monaco-list-row', { hasText: 'Fix with AI' }).first().click();
+    const chat = await webviewWith(page, '#prompt');
+    const composed = await poll(() => chat.locator('#prompt').inputValue(), (value) => value.startsWith('Fix this SQL statement'));
+    assert.match(composed, /```sql\nSELEC name FROM nowhere;\n```\n\nError: near "SELEC": syntax error/);
+    assert.match(composed, /Database "scratch" \(SQLite\):\nTABLE people\(id INTEGER, name TEXT, note TEXT\)/);
+    await page.screenshot({ path: join(screenshots, 'chat-fix-with-ai.png') });
+    await chat.locator('#prompt').fill('');
+  });
+
+  it('puts a conversation aside with New Chat and continues it from History', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    const lastQuestion = (await chat.locator('article.message.user').last().textContent())!.trim().slice(0, 20);
+    await chat.locator('#new-chat').click();
+    await chat.locator('article.message').first().waitFor({ state: 'detached' });
+    await chat.locator('#history').click();
+    await page.locator('.quick-input-widget', { hasText: 'Chat History' }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'chat-history.png') });
+    await page.locator('.quick-input-list .monaco-list-row').first().click();
+    await chat.locator('article.message.user', { hasText: lastQuestion }).first().waitFor();
+  });
+
+  it('#6 shows the same conversation in the Chat view of the Tollgate activity bar', async () => {
+    const chat = await webviewWith(page, '#prompt');
+    const lastQuestion = (await chat.locator('article.message.user').last().textContent())!.trim().slice(0, 20);
+    await page.locator('.activitybar .action-item a[aria-label^="Tollgate"]').click();
+    await page.locator('.pane-header', { hasText: 'Chat' }).first().waitFor();
+    const views = await poll(
+      async () => {
+        const shown: string[] = [];
+        for (const frame of page.frames()) {
+          if (await frame.$('article.message.user').catch(() => null)) shown.push((await frame.locator('article.message.user').last().textContent())!.trim().slice(0, 20));
+        }
+        return shown;
+      },
+      (shown) => shown.length >= 2,
+    );
+    assert.deepEqual(views.slice(0, 2), [lastQuestion, lastQuestion], 'the panel and the view show one conversation');
+    await page.screenshot({ path: join(screenshots, 'chat-view-sidebar.png') });
+  });
+
+  it('#6 adds a provider through quick inputs: written to the workspace settings, its model in the picker under it', async () => {
+    await runCommand(page, 'Tollgate: Add Provider…');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'OpenAI-compatible server' }).first().click();
+    const input = page.locator('.quick-input-widget input');
+    await page.locator('.quick-input-widget', { hasText: 'A name for it' }).waitFor();
+    await input.fill('mylocal');
+    await input.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'Its base URL' }).waitFor();
+    await input.fill(openai.baseUrl);
+    await input.press('Enter');
+    await page.locator('.quick-input-widget', { hasText: 'The models it serves' }).waitFor();
+    await input.fill('gpt-4o-local');
+    await input.press('Enter');
+    await page.locator('.quick-input-widget input[type="password"]').waitFor({ state: 'visible' });
+    await page.keyboard.type(FAKE_OPENAI_KEY);
+    await page.keyboard.press('Enter');
+    const written = await poll(async () => JSON.parse(readFileSync(join(workspace, '.vscode', 'settings.json'), 'utf8')), (settings) => 'mylocal' in (settings['tollgate.providers'] ?? {}));
+    assert.deepEqual(written['tollgate.providers'].mylocal, { kind: 'openai', baseUrl: openai.baseUrl });
+    assert.deepEqual(written['tollgate.models']['gpt-4o-local'], { routes: [{ provider: 'mylocal', model: 'gpt-4o-local' }] });
+    // The scratch database holds this session's tables: the gateway asks before restarting.
+    const toast = page.locator('.notification-toast', { hasText: 'empties the in-memory database' });
+    await toast.waitFor({ timeout: 30_000 });
+    await toast.getByRole('button', { name: 'Restart Now' }).click();
+    await runCommand(page, 'Tollgate: Open Chat');
+    const chat = await webviewWith(page, '#prompt');
+    await chat.locator('#model optgroup[label="mylocal"] option[value="gpt-4o-local"]').waitFor({ state: 'attached', timeout: 30_000 });
   });
 });
 

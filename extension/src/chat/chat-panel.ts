@@ -34,6 +34,7 @@ export class ChatPanel implements vscode.Disposable {
   readonly #surfaces = new Set<vscode.Webview>();
   readonly #serializer: vscode.Disposable;
   readonly #sidebar: vscode.Disposable;
+  readonly #restarted: vscode.Disposable;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -44,6 +45,10 @@ export class ChatPanel implements vscode.Disposable {
     this.#serializer = vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
       // Not awaiting the view's 'ready': VS Code holds the view's messages until this resolves.
       deserializeWebviewPanel: async (panel) => void this.#attachPanel(panel),
+    });
+    // A restart (settings, a provider added) may change the models: every open picker is filled again.
+    this.#restarted = host.onDidStart(() => {
+      if (this.#surfaces.size > 0) void this.#sendModels((message) => this.#surfaces.forEach((webview) => void webview.postMessage(message)));
     });
     this.#sidebar = vscode.window.registerWebviewViewProvider(
       CHAT_SIDEBAR_VIEW,
@@ -207,6 +212,7 @@ export class ChatPanel implements vscode.Disposable {
   dispose(): void {
     this.#serializer.dispose();
     this.#sidebar.dispose();
+    this.#restarted.dispose();
     this.#panel?.dispose();
   }
 }

@@ -21,6 +21,9 @@ export class GatewayHost implements vscode.Disposable {
   /** Spend of the session budget; a click opens the budget where its value is in effect. */
   readonly #spend = vscode.window.createStatusBarItem('tollgate.spend', vscode.StatusBarAlignment.Left, 49);
   readonly #disposables: vscode.Disposable[] = [];
+  readonly #started = new vscode.EventEmitter<void>();
+  /** The gateway (re)started: its models may have changed. */
+  readonly onDidStart = this.#started.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -34,6 +37,7 @@ export class GatewayHost implements vscode.Disposable {
     this.#spend.name = 'Tollgate Spend';
     this.#spend.command = 'tollgate.openBudgetSetting';
     this.#disposables.push(
+      this.#started,
       this.#spend,
       this.#status,
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -126,7 +130,10 @@ export class GatewayHost implements vscode.Disposable {
       this.log.info(`Tollgate listening on ${gateway.url} (session key in memory only)`);
       this.#url = gateway.url;
       this.#render('running');
-      void Promise.resolve().then(() => this.refreshSpend());
+      void Promise.resolve().then(() => {
+        this.#started.fire();
+        return this.refreshSpend();
+      });
       return gateway;
     } catch (error) {
       this.#running = undefined;
