@@ -263,6 +263,9 @@ describe('VS Code extension, end to end in code-server', function () {
     await reply.waitFor({ timeout: 30_000 });
     assert.equal((await reply.locator('.content').innerHTML()).trim(), '<p>Echo: What does <strong>Tollgate</strong> do?</p>');
     assert.equal(openai.requests.at(-1)?.headers.authorization, `Bearer ${FAKE_OPENAI_KEY}`);
+    // The picker groups models by provider; the status bar shows the spend of the session's $5.
+    await chat.locator('#model optgroup[label="fake"] option[value="fake-chat"]').waitFor({ state: 'attached' });
+    await page.locator('.statusbar-item', { hasText: /\$0\.\d+ of \$5/ }).waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(screenshots, 'chat.png') });
   });
 

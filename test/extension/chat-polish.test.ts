@@ -25,7 +25,8 @@ describe('extension: chat polish — the model picker, spend, Add credit, code c
   it('shows the spend of the session budget in dollars', () => {
     assert.equal(spendLabel(5, 4.88), '$0.12 of $5');
     assert.equal(spendLabel(5, 5), '$0.00 of $5');
-    assert.equal(spendLabel(5, 4.9996), '$0.0004 of $5');
+    assert.equal(spendLabel(5, 4.9996), '<$0.01 of $5');
+    assert.equal(spendLabel(5, 4.99999998), '<$0.01 of $5');
     assert.equal(spendLabel(2.5, 0), '$2.50 of $2.50');
   });
 

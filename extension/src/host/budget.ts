@@ -1,14 +1,14 @@
 /**
  * The session budget as the status bar shows it: spent of budget, in dollars (issue 18 #7: "$0.12 of $5").
- * Cents below a dollar's budget would round to $0.00, so small spends keep three decimals.
+ * A spend below a cent shows as "<$0.01", not as nothing spent.
  *
  * @example spendLabel(5, 4.88) // '$0.12 of $5'
- * @example spendLabel(5, 4.9996) // '$0.0004 of $5'
+ * @example spendLabel(5, 4.9996) // '<$0.01 of $5'
  */
 export function spendLabel(budgetUsd: number, walletUsd: number): string {
   const spent = Math.max(0, budgetUsd - walletUsd);
-  const shown = spent === 0 || spent >= 0.01 ? spent.toFixed(2) : spent.toPrecision(1);
-  return `$${shown} of $${Number.isInteger(budgetUsd) ? budgetUsd : budgetUsd.toFixed(2)}`;
+  const shown = spent > 0 && spent < 0.005 ? '<$0.01' : `$${spent.toFixed(2)}`;
+  return `${shown} of $${Number.isInteger(budgetUsd) ? budgetUsd : budgetUsd.toFixed(2)}`;
 }
 
 interface SettingLevels {
