@@ -101,9 +101,13 @@ export class ChatPanel implements vscode.Disposable {
     configurePanel(this.context, surface);
     const session = this.#currentSession();
     const post = (message: ToChatView) => void surface.webview.postMessage(message);
+    // Set on the view's 'ready' itself, not after the models arrive (the gateway may still be starting):
+    // a view that said 'ready' is never loaded again (loadWhenShown).
+    let isReady = false;
     const ready = new Promise<void>((resolve) => {
       surface.webview.onDidReceiveMessage(async (message: FromChatView) => {
         if (message.type === 'ready') {
+          isReady = true;
           session.replay(post);
           this.#surfaces.add(surface.webview);
           await this.#sendModels(post);
@@ -116,8 +120,6 @@ export class ChatPanel implements vscode.Disposable {
       // The last surface gone: nothing shows the reply any more.
       if (this.#surfaces.size === 0) session.stop();
     });
-    let isReady = false;
-    void ready.then(() => (isReady = true));
     loadWhenShown(surface, () => isReady, () => loadView(this.context, surface, 'chat', 'Tollgate Chat'));
     return ready;
   }
