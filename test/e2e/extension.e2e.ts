@@ -440,6 +440,7 @@ describe('VS Code extension, end to end in code-server', function () {
     await steps.filter({ hasText: 'Run a first query' }).first().waitFor({ timeout: 20_000 });
     for (const title of ['Set a provider key', 'Open the chat']) await steps.filter({ hasText: title }).first().waitFor();
     await page.screenshot({ path: join(screenshots, 'walkthrough.png') });
+    await runCommand(page, 'View: Close Editor');
   });
 
   it('offers "Fix with AI" on a failing statement: the statement, its error and the schema go into the chat composer', async () => {
@@ -474,7 +475,8 @@ describe('VS Code extension, end to end in code-server', function () {
   it('#6 shows the same conversation in the Chat view of the Tollgate activity bar', async () => {
     const chat = await webviewWith(page, '#prompt');
     const lastQuestion = (await chat.locator('article.message.user').last().textContent())!.trim().slice(0, 20);
-    await page.locator('.activitybar .action-item a[aria-label^="Tollgate"]').click();
+    // The command, not the activity-bar icon: a click on the icon of the container in view hides it.
+    await runCommand(page, 'Tollgate: Focus on Chat View');
     await page.locator('.pane-header', { hasText: 'Chat' }).first().waitFor();
     const views = await poll(
       async () => {
