@@ -451,7 +451,9 @@ describe('VS Code extension, end to end in code-server', function () {
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Home');
     await page.keyboard.press('Control+.');
-    await page.locator('.action-widget .monaco-list-row', { hasText: 'Fix with AI' }).first().click();
+    // The quick-fix menu opens with its first action focused: Enter takes it, as from the keyboard.
+    await page.getByText('Fix with AI', { exact: true }).first().waitFor();
+    await page.keyboard.press('Enter');
     const chat = await webviewWith(page, '#prompt');
     const composed = await poll(() => chat.locator('#prompt').inputValue(), (value) => value.startsWith('Fix this SQL statement'));
     assert.match(composed, /```sql\nSELEC name FROM nowhere;\n```\n\nError: near "SELEC": syntax error/);
