@@ -85,20 +85,15 @@ describe('extension: the results grid — chunks, restore after reload, keys, no
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('shows a REAL Infinity the endpoint sends as null as ±Infinity where the row names its class, NULL stays NULL', async () => {
-      const answer = await gateway.client.sql("SELECT 1e999 AS v UNION ALL SELECT -1e999 UNION ALL SELECT NULL UNION ALL SELECT 'text'", { db: 'scratch' });
-      assert.ok(answer.type === 'table');
-      const type = answer.column_types?.[0];
-      const shown = answer.data.map((row, index) => cellText(row[0], storageAt(type, index, row[0]), type?.declared).text);
-      // The wire has no sign for it: both infinities arrive as null with storage "real".
-      assert.deepEqual(shown, ['±Infinity', '±Infinity', 'NULL', 'text']);
-    });
-
-    it('cannot tell Infinity from NULL in a column of one class (the wire sends both as null), so shows NULL', async () => {
-      const answer = await gateway.client.sql('SELECT 1e999 AS v', { db: 'scratch' });
-      assert.ok(answer.type === 'table');
-      const type = answer.column_types?.[0];
-      assert.equal(cellText(answer.data[0]![0], storageAt(type, 0, answer.data[0]![0]), type?.declared).text, 'NULL');
+    it('shows a REAL Infinity and -Infinity with their sign, in a mixed column and in a column of one class, NULL stays NULL', async () => {
+      const mixed = await gateway.client.sql("SELECT 1e999 AS v UNION ALL SELECT -1e999 UNION ALL SELECT NULL UNION ALL SELECT 'text'", { db: 'scratch' });
+      assert.ok(mixed.type === 'table');
+      const mixedType = mixed.column_types?.[0];
+      assert.deepEqual(mixed.data.map((row, index) => cellText(row[0], storageAt(mixedType, index, row[0]), mixedType?.declared).text), ['Infinity', '-Infinity', 'NULL', 'text']);
+      const single = await gateway.client.sql('SELECT -1e999 AS v', { db: 'scratch' });
+      assert.ok(single.type === 'table');
+      const singleType = single.column_types?.[0];
+      assert.deepEqual(cellText(single.data[0]![0], storageAt(singleType, 0, single.data[0]![0]), singleType?.declared), { text: '-Infinity', kind: 'number', full: '-Infinity' });
     });
 
     it("shows a float column's Infinity and NaN sent as text (the PostgreSQL kind) literally, as numbers", () => {

@@ -17,7 +17,7 @@ const MAX_CELL_CHARS = 200;
  * @example cellText('AAEC', 'blob') // { text: '<BLOB 3 bytes> 00 01 02', kind: 'blob', full: … }
  */
 export function cellText(value: unknown, storage?: 'integer' | 'real' | 'text' | 'blob' | null, declared?: string | null): CellText {
-  if (value === null || value === undefined) return storage === 'real' ? NON_FINITE_REAL : { text: 'NULL', kind: 'null', full: 'NULL' };
+  if (value === null || value === undefined) return NULL_CELL;
   if (typeof value === 'string' && NON_FINITE_TEXT.has(value) && (storage === 'real' || FLOAT_DECLARED.test(declared ?? ''))) return { text: value, kind: 'number', full: value };
   if (storage === 'blob' && typeof value === 'string') {
     const bytes = base64Bytes(value);
@@ -31,14 +31,12 @@ export function cellText(value: unknown, storage?: 'integer' | 'real' | 'text' |
 }
 
 /**
- * Infinity, -Infinity and NaN have no JSON number. The PostgreSQL kind sends a float's as text ('Infinity',
- * 'NaN'; declared float4/float8), shown literally. The sql.js kind sends JSON null, so the value is known to be
- * non-finite only where `storage_by_row` names the row's class (`real` for a null): the sign is lost on the
- * wire. In a column of one class a null is ambiguous and shows as NULL.
+ * Infinity, -Infinity and NaN have no JSON number: both SQL engines send them as text, the sql.js kind with
+ * storage `real` (README "Typed values"), the PostgreSQL kind declared float4/float8; shown literally, as numbers.
  */
 const NON_FINITE_TEXT = new Set(['Infinity', '-Infinity', 'NaN']);
 const FLOAT_DECLARED = /^(float[48]?|real|double( precision)?)$/i;
-const NON_FINITE_REAL: CellText = { text: '±Infinity', kind: 'number', full: 'A non-finite REAL (Infinity or -Infinity): the SQL endpoint sends it as JSON null, without its sign' };
+const NULL_CELL: CellText = { text: 'NULL', kind: 'null', full: 'NULL' };
 
 function base64Bytes(base64: string): Uint8Array {
   const binary = atob(base64);
@@ -48,8 +46,8 @@ function base64Bytes(base64: string): Uint8Array {
 }
 
 /**
- * The storage class of one value: the row's own when the column mixes classes (null for a NULL, `real` for
- * a non-finite REAL sent as null), else the column's, null for a NULL.
+ * The storage class of one value: the row's own when the column mixes classes (null for a NULL), else the
+ * column's, null for a NULL.
  */
 export function storageAt(type: { storage: string | null; storage_by_row?: (string | null)[] } | undefined, row: number, value: unknown): 'integer' | 'real' | 'text' | 'blob' | null | undefined {
   const storage = type?.storage === 'mixed' ? type.storage_by_row?.[row] : value === null ? null : type?.storage;
