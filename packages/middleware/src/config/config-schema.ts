@@ -1,12 +1,9 @@
 import { z } from 'zod';
+import { paramRule } from '../adapt/param-rule.js';
+import { providerSettings } from '../providers/provider-settings.js';
+import { relayDefaults, relaySettings } from '../upstream/relay-settings.js';
 import { keyStrengthProblem } from './key-strength.js';
 import { organizationNameProblem } from './organization-name.js';
-
-/** Parameter capability of a model: `false` — it cannot take it (dropped); a range — clamped into it. */
-const paramRule = z.union([
-  z.literal(false),
-  z.object({ min: z.number().optional(), max: z.number().optional() }).strict(),
-]);
 
 /** Organization names follow one rule everywhere (config-schema, admin operations): see organization-name.ts. */
 const organizationName = z.string().superRefine((name, ctx) => {
@@ -35,7 +32,8 @@ const keyEntry = z
     id: z.string().min(1).optional(),
     org: organizationName,
     /** `sql:read` reaches the SQL endpoint for statements that cannot write (README "Databases and organizations"). */
-    scopes: z.array(z.enum(['models', 'sql', 'sql:read'])).default(['models', 'sql']),
+    /** `admin` opens the console (README "Console") for the key's organization; it never reaches the model or SQL endpoints by itself. */
+    scopes: z.array(z.enum(['models', 'sql', 'sql:read', 'admin'])).default(['models', 'sql']),
     /** The key's own limits, checked after its organization's (README "Per-key limits and budgets"). */
     limits: limits.optional(),
     /** The key's spend per calendar period (UTC), in USD. */
@@ -63,28 +61,6 @@ const organization = z
       .refine((inc) => inc.period !== undefined || inc.resetAt !== undefined, { message: 'give "period" or "resetAt"' })
       .optional(),
     limits: limits.default({}),
-  })
-  .strict();
-
-const provider = z
-  .object({
-    kind: z.enum(['openai', 'anthropic', 'gemini']),
-    baseUrl: z.url().optional(),
-    apiKey: z.string().optional(),
-    /** Extra headers sent upstream (e.g. an OpenAI organization id). */
-    headers: z.record(z.string(), z.string()).default({}),
-    timeoutMs: z.number().int().positive().default(120_000),
-    /** Attempts per route for transient failures, before failing over to the next route. */
-    maxRetries: z.number().int().min(0).max(10).default(2),
-    /** First backoff step; later ones double, with full jitter, up to 4 s or the provider's Retry-After. */
-    retryBaseMs: z.number().int().nonnegative().default(200),
-    /**
-     * Whether an `openai`-kind server speaks `/v1/responses` itself (relayed natively) or not (translated
-     * through chat completions). Default: true for OpenAI's own hosts, false for other OpenAI-compatible servers.
-     */
-    responsesApi: z.boolean().optional(),
-    /** Not routable: set by the parser when a `${NAME}` of the provider is unset, or by hand. */
-    disabled: z.boolean().optional(),
   })
   .strict();
 
@@ -194,22 +170,6 @@ const sql = z
   .refine((s) => s.default in s.databases, { message: 'sql.default must name one of sql.databases', path: ['default'] });
 
 const MIB = 1_048_576;
-const relayDefaults = { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256 };
-
-const relay = z
-  .object({
-    /** Largest JSON answer (or error body) read from a provider, and largest single event of a stream. */
-    maxAnswerBytes: z.number().int().positive().max(512 * MIB).default(relayDefaults.maxAnswerBytes),
-    /** Largest whole stream read from a provider. */
-    maxStreamBytes: z.number().int().positive().default(relayDefaults.maxStreamBytes),
-    /** Overall time one upstream attempt may take, headers and body; `providers.*.timeoutMs` bounds idle time only. */
-    attemptDeadlineMs: z.number().int().positive().default(relayDefaults.attemptDeadlineMs),
-    /** How long a relayed stream may wait for a client that does not read before it ends as a failed stream. */
-    maxPausedStreamMs: z.number().int().positive().default(relayDefaults.maxPausedStreamMs),
-    /** Upstream connections per provider origin. */
-    connections: z.number().int().positive().default(relayDefaults.connections),
-  })
-  .strict();
 
 const idempotencyDefaults = { maxEntries: 10_000, maxBytes: 64 * MIB, maxAnswerBytes: 4 * MIB };
 
@@ -243,6 +203,18 @@ const metrics = z
   .strict();
 
 /**
+ * The operator's console (README "Console"): opt-in, served under `path`; sessions of admin keys live at
+ * most `sessionMinutes`, and at most `maxSessions` are held (the oldest is dropped), so state stays bounded.
+ */
+const consoleOption = z
+  .object({
+    path: z.string().regex(/^\/[A-Za-z0-9/_.-]*[A-Za-z0-9_.-]$/, 'a path starting with / and not ending with /').default('/console'),
+    sessionMinutes: z.number().int().positive().max(24 * 60).default(60),
+    maxSessions: z.number().int().positive().max(100_000).default(1_000),
+  })
+  .strict();
+
+/**
  * The configuration of `tollgate(config)` and of a JSON config file (DESIGN "Configuration").
  * Types are inferred from this schema; nothing past `parseConfig` sees an unvalidated value.
  */
@@ -250,7 +222,7 @@ export const configSchema = z
   .object({
     keys: z.array(keyEntry).default([]),
     organizations: z.record(organizationName, organization).default({}),
-    providers: z.record(z.string(), provider).default({}),
+    providers: z.record(z.string(), providerSettings).default({}),
     models: z.record(z.string(), model).default({}),
     /** When false, only the configured models are served (no default catalog). */
     defaultCatalog: z.boolean().default(true),
@@ -266,24 +238,27 @@ export const configSchema = z
     /** How long admission may wait for the policy store before answering 503 policy_unavailable. */
     policyTimeoutMs: z.number().int().positive().default(1_000),
     /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
-    relay: relay.default(relayDefaults),
+    relay: relaySettings.default(relayDefaults),
     /** Opt-in Prometheus endpoint; absent, no metric is counted (README "Operating"). */
     metrics: metrics.optional(),
     /** Opt-in OpenTelemetry spans through @opentelemetry/api (a no-op unless the host registers an SDK). */
     tracing: z.boolean().default(false),
     /** Idempotency-Key records (README "Idempotency keys"): the memory store's bounds, and the largest answer kept. */
     idempotency: idempotency.default(idempotencyDefaults),
+    /** Opt-in operator's console for admin keys (README "Console"); absent, nothing is served there. */
+    console: consoleOption.optional(),
   })
   .strict();
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type ResolvedConfig = z.output<typeof configSchema>;
-export type ProviderConfig = ResolvedConfig['providers'][string];
 export type ModelConfig = ResolvedConfig['models'][string];
 export type OrganizationConfig = ResolvedConfig['organizations'][string];
 export type KeyConfig = ResolvedConfig['keys'][number];
-export type ParamRule = z.output<typeof paramRule>;
 export type SqlConfig = ResolvedConfig['sql'];
 export type StoreConfig = ResolvedConfig['store'];
-export type RelayConfig = ResolvedConfig['relay'];
 export type MetricsConfig = NonNullable<ResolvedConfig['metrics']>;
+export type { ParamRule } from '../adapt/param-rule.js';
+export type { ProviderConfig } from '../providers/provider-settings.js';
+export type { RelayConfig } from '../upstream/relay-settings.js';
+export type ConsoleConfig = NonNullable<ResolvedConfig['console']>;

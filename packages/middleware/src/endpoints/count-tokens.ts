@@ -1,8 +1,8 @@
 import { authenticate } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
+import { definitionOf, prepareCount, type TokenCounter } from '../providers/index.js';
 import { estimateInputTokens } from '../tokenize/index.js';
-import { tokenCount } from '../translate/index.js';
 import { UpstreamFailure } from '../upstream/index.js';
 import { parseBody } from '../validate/index.js';
 import { countTokensBody } from '../wire/index.js';
@@ -11,7 +11,7 @@ import { upstreamCallOf, upstreamServiceError, withRouteRetries } from './upstre
 
 /**
  * `POST /v1/messages/count_tokens` (Anthropic-compatible): `{input_tokens}` for a messages request.
- * An Anthropic primary route asks Anthropic's own count endpoint; every other route, or an Anthropic
+ * A primary route whose provider has a count endpoint (`ProviderDefinition.countTokens`) asks it; every other route, or such a
  * one that stays unreachable after its retries, counts with the o200k tokenizer. Authenticated with
  * the `models` scope but neither rate-limited nor billed: it generates nothing and costs nothing
  * upstream. Every error answers in the Anthropic envelope (contract §2.3 shape 2).
@@ -27,7 +27,8 @@ export async function countTokens(ctx: RequestContext): Promise<void> {
   const body = parseBody(countTokensBody, raw);
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');
   const route = model.routes[0]!;
-  const inputTokens = route.provider.kind === 'anthropic' ? await askAnthropic(ctx, route, body) : undefined;
+  const counter = definitionOf(route.provider.kind).countTokens;
+  const inputTokens = counter ? await askProvider(ctx, route, counter, body) : undefined;
   sendJson(ctx.res, 200, { input_tokens: inputTokens ?? countLocally(body) });
 }
 
@@ -35,14 +36,13 @@ function countLocally(body: Record<string, unknown>): number {
   return estimateInputTokens({ system: body.system, messages: body.messages, tools: body.tools });
 }
 
-/** Anthropic's count, or undefined when it could not be reached (transient failures after retries). */
-async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][number], body: Record<string, unknown>): Promise<number | undefined> {
+/** The provider's count, or undefined when it could not be reached (transient failures after retries). */
+async function askProvider(ctx: RequestContext, route: CatalogModel['routes'][number], counter: TokenCounter, body: Record<string, unknown>): Promise<number | undefined> {
   const upstream = ctx.runtime.gateway.plans.upstreamOf(route.providerName);
-  const call = upstreamCallOf(upstream, '/v1/messages/count_tokens', { ...body, model: route.model }, ctx.req.headers, ctx.departure);
+  const call = upstreamCallOf(upstream, prepareCount(route.provider, route.model, counter, body, ctx.req.headers), ctx.departure);
   try {
     const response = await withRouteRetries(upstream, ctx.departure, () => ctx.runtime.gateway.upstream.postJson(call));
-    // A count that is not one (absent, "5", 1e400) is no answer: the tokenizer counts instead (usage-report.ts).
-    return tokenCount((response.body as { input_tokens?: unknown }).input_tokens);
+    return counter.inputTokens(response.body);
   } catch (error) {
     if (error instanceof UpstreamFailure && error.transient) return undefined;
     // contract §2.3: a rejection is relayed like a model call's, with the provider's message, status and body.

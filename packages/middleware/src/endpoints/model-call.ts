@@ -5,10 +5,11 @@ import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf, t
 import { endUpstreamSpan, startUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
-import type { ClientEvent, SeenUsage } from '../providers/index.js';
+import { prepareCall, type ClientEvent, type SeenUsage } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
-import { UpstreamFailure, readSseEvents, type UpstreamCall, type UpstreamClient, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import { answerTextOf } from '../translate/index.js';
+import { UpstreamFailure, type UpstreamCall, type UpstreamClient, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
@@ -93,6 +94,7 @@ function observeSettlement(call: ModelCall, usage: Usage): void {
   observation.metrics?.slotReleased(call.principal.org);
   observation.inputTokens = usage.inputTokens;
   observation.outputTokens = usage.outputTokens;
+  observation.cachedInputTokens = usage.cachedInputTokens ?? 0;
   observation.costMicros = costMicros(usage, call.model.config.price);
   observation.step('settled');
 }
@@ -195,7 +197,7 @@ export const ROUTE_HEADER = 'x-tollgate-route';
 async function attempt(call: ModelCall, request: RouteRequest, meter: Meter, retry: number): Promise<void> {
   const { plan } = request;
   const stream = request.body.stream === true;
-  const upstreamCall = upstreamCallOf(plan, plan.codec.upstreamPath(plan.target, stream), plan.codec.request(request.body, plan.target, call.ctx.req.headers), call.ctx.req.headers, request.cancel);
+  const upstreamCall = upstreamCallOf(plan, prepareCall(plan.codec, plan.target, request.body, call.ctx.req.headers, stream), request.cancel);
   const headers = adaptationHeaders(request.adaptation);
   // Only organizations with limits pay for these (values computed at admission, no store round trip).
   const { limits } = meter;
@@ -267,7 +269,7 @@ function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): v
 async function relayJson(call: ModelCall, request: RouteRequest, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
   const { plan } = request;
   const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
-  meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
+  meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
   // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
   // already on this path), so its cost is known and told; a stream's is not (its headers went first).
   const charged = await meter.settle();
@@ -289,7 +291,7 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   observation?.metrics?.openStreams.inc();
   try {
-    for await (const event of readSseEvents(response.body, limits, response.secrets)) await sendEvents(writer, translator.push(event), observation);
+    for await (const event of plan.framing(response.body, limits, response.secrets)) await sendEvents(writer, translator.push(event), observation);
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.
@@ -318,19 +320,6 @@ async function sendEvents(writer: SseWriter, events: readonly ClientEvent[], obs
     await writer.send(event.data, event.event);
     observation?.markFirstByte();
   }
-}
-
-/** Plain text of a client-family response, for counting output tokens when the provider reported none. */
-function outputTextOf(body: unknown): string {
-  const chat = body as { choices?: { message?: { content?: string | null; tool_calls?: { function: { arguments: string } }[] } }[] };
-  if (Array.isArray(chat.choices)) {
-    const message = chat.choices[0]?.message;
-    return (message?.content ?? '') + (message?.tool_calls ?? []).map((c) => c.function.arguments).join('');
-  }
-  const responses = body as { object?: string; output?: { content?: { text?: string }[]; arguments?: string }[] };
-  if (responses.object === 'response') return (responses.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');
-  const messages = body as { content?: { text?: string; input?: unknown }[] };
-  return (messages.content ?? []).map((block) => block.text ?? JSON.stringify(block.input ?? '')).join('');
 }
 
 /** Nothing recorded yet; replaced, never written to. */

@@ -1,23 +1,22 @@
 import { ServiceError, type ErrorName } from '../errors/index.js';
-import { upstreamHeaders, upstreamTarget } from '../providers/index.js';
+import type { PreparedRequest } from '../providers/index.js';
 import type { UpstreamRoute } from '../routing/index.js';
 import { UpstreamFailure, withRetries, type RelayLimit, type UpstreamCall } from '../upstream/index.js';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { CancelSignal } from '../http/index.js';
 
 /**
- * The one assembly of a call to a provider, whichever endpoint makes it (model calls, count_tokens): its
- * URL, headers and credentials, the route's timeout and error parser, and what cancels it (the client's
- * departure, as a rule).
+ * The one assembly of a call to a provider, whichever endpoint makes it (model calls, count_tokens): the
+ * request as its provider prepared it (URL, headers and credentials or a signature, body bytes), the route's
+ * timeout and error parser, and what cancels it (the client's departure, as a rule).
  *
  * @example
- * const answer = await upstream.postJson(upstreamCallOf(route, '/v1/messages/count_tokens', body, req.headers, ctx.departure));
+ * const answer = await upstream.postJson(upstreamCallOf(route, prepareCount(provider, model, counter, body, req.headers), ctx.departure));
  */
-export function upstreamCallOf(route: UpstreamRoute, path: string, body: unknown, clientHeaders: IncomingHttpHeaders, cancel: CancelSignal): UpstreamCall {
+export function upstreamCallOf(route: UpstreamRoute, prepared: PreparedRequest, cancel: CancelSignal): UpstreamCall {
   return {
-    target: upstreamTarget(route.provider, path),
-    headers: upstreamHeaders(route.provider, clientHeaders),
-    body,
+    target: prepared,
+    headers: prepared.headers,
+    body: prepared.body,
     timeoutMs: route.timeoutMs,
     signal: cancel,
     parseError: route.parseError,

@@ -1,7 +1,7 @@
 import { mergeParamRules, type MergedParams } from '../adapt/index.js';
 import type { Catalog, CatalogModel, ModelKind } from '../catalog/index.js';
 import type { ModelConfig, ProviderConfig } from '../config/index.js';
-import { codecFor, providerWires, type ClientProtocol, type Codec, type RouteTarget } from '../providers/index.js';
+import { codecFor, framingOf, parseErrorOf, type ClientProtocol, type Codec, type RouteTarget, type StreamFraming } from '../providers/index.js';
 import { UpstreamFailure, type AttemptFailure, type RetryPolicy } from '../upstream/index.js';
 
 /** How a provider is called, whichever endpoint calls it: its retries, timeout and error parser. */
@@ -11,6 +11,8 @@ export interface UpstreamRoute {
   retry: Omit<RetryPolicy, 'signal'>;
   timeoutMs: number;
   parseError(body: unknown): { message?: string; code?: string };
+  /** How its streams are framed (SSE, or the provider's own decoder). */
+  framing: StreamFraming;
 }
 
 /** One route of an alias for one client protocol: everything about it that does not depend on the request. */
@@ -104,7 +106,8 @@ function upstreamRouteOf(provider: ProviderConfig): UpstreamRoute {
     provider,
     retry: { retries: provider.maxRetries, baseMs: provider.retryBaseMs, maxMs: MAX_RETRY_WAIT_MS, classify: classifyUpstreamFailure },
     timeoutMs: provider.timeoutMs,
-    parseError: providerWires[provider.kind].parseError,
+    parseError: parseErrorOf(provider),
+    framing: framingOf(provider),
   };
 }
 

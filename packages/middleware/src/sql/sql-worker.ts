@@ -5,7 +5,7 @@ import { classifySqlError } from './classify-sql-error.js';
 import { initCapturingSqlJs } from './page-capture.js';
 import { checkPageCapture } from './page-capture-self-test.js';
 import { isTruncate, type PageOp } from './page-op.js';
-import { ColumnClasses, type ColumnType } from './column-types.js';
+import { ColumnClasses, packColumnTypes, type ColumnType } from './column-types.js';
 import { DeclaredTypes } from './declared-types.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
@@ -75,6 +75,7 @@ function answer(request: WorkerRequest): void {
     const { statementIndex } = error as { statementIndex?: number };
     response = { kind: 'failed', id: request.id, message: (error as Error).message, code, ...(statementIndex === undefined ? {} : { statementIndex }) };
   }
+  if (response.kind === 'result') packTypes(response);
   // The capture relies on the connection's settings (configure()); a request that moved the journal mode is
   // undone here, before its pages are taken, so what it committed reaches the captured file.
   if (capture.takeSiblingWrites()) configure();
@@ -86,6 +87,18 @@ function answer(request: WorkerRequest): void {
   response.pages = pages;
   response.fileSize = fileSizeAfter(pages);
   parentPort!.postMessage(response, pages.map((op) => (isTruncate(op) ? undefined : (op.data.buffer as ArrayBuffer))).filter((buffer) => buffer !== undefined));
+}
+
+const NO_TYPES: ColumnType[] = [];
+
+/** The last result's column_types cross as one flat array (column-types.ts says why); `results: "all"` as they are. */
+function packTypes(response: Extract<WorkerResponse, { kind: 'result' }>): void {
+  const { result } = response;
+  if (result.type !== 'table' || result.results) return;
+  const packed = packColumnTypes(result.column_types);
+  if (!packed) return;
+  response.packedTypes = packed;
+  result.column_types = NO_TYPES;
 }
 
 function fileSizeAfter(pages: PageOp[]): number {
@@ -373,8 +386,13 @@ function rowOf(statement: Statement): unknown[] {
   return (statement.get as (params: null, config: { useBigInt: boolean }) => unknown[])(null, { useBigInt: true });
 }
 
-/** Integers beyond 2^53 become strings rather than be rounded; BLOBs become base64. */
+/**
+ * Integers beyond 2^53 become strings rather than be rounded; BLOBs become base64; an infinite REAL becomes
+ * "Infinity" / "-Infinity" (JSON has no number for it, and null would read as NULL) — as the PostgreSQL engine
+ * sends float8's. SQLite itself stores no NaN (it becomes NULL).
+ */
 function toJsonValue(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'bigint') {
     return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
   }

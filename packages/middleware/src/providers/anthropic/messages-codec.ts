@@ -1,9 +1,9 @@
-import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, endsMessagesStream, inputTokensOf, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
+import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, wireFamilies, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
+import { decodeEvent } from '../decode-event.js';
+import { anthropicMessagesEvent } from '../upstream-events.js';
+import { inputTokensOf } from './messages-to-chat-response.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
-
-/** Headers a messages client may send that Anthropic needs to see (beta features). */
-const forwardedHeaders = ['anthropic-beta'] as const;
 
 /**
  * A messages client on an Anthropic route: a native relay. The body passes through with the upstream
@@ -21,15 +21,6 @@ export const anthropicMessagesCodec: Codec = {
   stream: (target) => new MessagesRelayStream(target.alias),
 };
 
-export function forwardAnthropicHeaders(clientHeaders: Record<string, string | string[] | undefined>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name of forwardedHeaders) {
-    const value = clientHeaders[name];
-    if (typeof value === 'string') headers[name] = value;
-  }
-  return headers;
-}
-
 /** Relays Anthropic events, renaming the model; a stream without `message_stop` did not finish. */
 export class MessagesRelayStream implements StreamTranslator {
   #stopped = false;
@@ -39,17 +30,15 @@ export class MessagesRelayStream implements StreamTranslator {
   constructor(private readonly alias: string) {}
 
   push(event: { event?: string; data: string }): ClientEvent[] {
-    const data = JSON.parse(event.data) as AnthropicEvent;
+    const data = decodeEvent(event.data, anthropicMessagesEvent);
+    this.#text += wireFamilies.messages.generatedTextOf(data);
     if (data.type === 'message_start') {
-      const message = data.message as MessagesResponse;
-      data.message = { ...message, model: this.alias };
-      this.#usage = messagesUsage(message.usage ?? { input_tokens: 0, output_tokens: 0 });
-    } else if (data.type === 'content_block_delta') {
-      const delta = data.delta as { text?: string; partial_json?: string };
-      this.#text += delta.text ?? delta.partial_json ?? '';
+      // Freshly parsed: renamed in place.
+      if (data.message) data.message.model = this.alias;
+      this.#usage = messagesUsage(data.message?.usage ?? { input_tokens: 0, output_tokens: 0 });
     } else if (data.type === 'message_delta') {
       this.#usage = revisedUsage(this.#usage, data.usage as Partial<AnthropicUsage> | undefined);
-    } else if (endsMessagesStream(data)) {
+    } else if (wireFamilies.messages.isNormalEnd(data)) {
       this.#stopped = true;
     } else if (data.type === 'error') {
       // Anthropic reports mid-stream failures as an error event; Tollgate never invents or relays one.
@@ -73,7 +62,7 @@ export class MessagesRelayStream implements StreamTranslator {
 }
 
 /** Anthropic's usage as metered: every prompt token in `inputTokens` (cache reads and writes too), those two apart as well. */
-export function messagesUsage(usage: MessagesResponse['usage'] | undefined): SeenUsage {
+export function messagesUsage(usage: Partial<AnthropicUsage> | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
   return { inputTokens: inputTokensOf(usage), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true, cachedInputTokens: anthropicCacheReadTokens(usage), cacheWriteTokens: anthropicCacheWriteTokens(usage) };
 }

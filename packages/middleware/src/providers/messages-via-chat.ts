@@ -1,0 +1,37 @@
+import { unsupported, type ParamTable } from '../adapt/index.js';
+import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, type MessagesRequest } from '../translate/index.js';
+import type { Codec } from './codec.js';
+import { viaChat } from './via-chat.js';
+
+/** Messages features that have no chat equivalent; a translated route cannot take them (contract §4.3 rule 1). */
+const messagesOnly: ParamTable = {
+  thinking: unsupported,
+  service_tier: unsupported,
+  // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts).
+  output_config: { expressible: chatCanTakeOutputConfig },
+  output_format: { expressible: chatCanTakeOutputFormat },
+};
+
+/**
+ * A Messages client on a route that is not Anthropic's: Messages → chat → the route's chat adapter, and its
+ * chat answer or chat chunks → Messages. One wrapper serves every provider kind, so the per-provider
+ * knowledge stays in the chat adapters.
+ *
+ * @example
+ * messagesViaChat(geminiProvider.chat).request({ model: 'a', max_tokens: 9, messages }, target, {})
+ */
+export function messagesViaChat(chat: Codec): Codec {
+  return viaChat<MessagesRequest>(chat, {
+    params: {
+      ...messagesOnly,
+      // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
+      ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
+      ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
+      top_k: chat.params.top_k ?? unsupported,
+    },
+    outputLimitFields: ['max_tokens'],
+    toChat: messagesToChatRequest,
+    fromChat: (completion, alias) => chatToMessagesResponse(completion, alias),
+    encoder: (alias, _clientBody, promptTokens) => new ChatToMessagesStream(alias, { promptTokens }),
+  });
+}
