@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatChunk, ChatChunkDelta, ChatUsage } from '../../translate/index.js';
+import { IncompleteStream } from '../codec.js';
+import { converseStreamEventSchemas, type ConverseStreamEvent, type ConverseUsage } from './converse-wire.js';
+import { chatUsageOfConverse } from './converse-to-chat-response.js';
+import { finishReasonFromConverse } from './map-stop-reason.js';
+
+/** A ConverseStream event as the framing layer decoded it (read-event-stream.ts). */
+export interface FramedEvent {
+  event?: string;
+  data: string;
+}
+
+/**
+ * One ConverseStream event checked against its schema; undefined for an event type Tollgate does not
+ * read (Bedrock may add some). A payload that is not its type's shape ends the stream as failed.
+ */
+export function checkedConverseEvent(framed: FramedEvent): ConverseStreamEvent | undefined {
+  const type = framed.event as keyof typeof converseStreamEventSchemas | undefined;
+  const schema = type !== undefined && Object.hasOwn(converseStreamEventSchemas, type) ? converseStreamEventSchemas[type] : undefined;
+  if (!schema || !type) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(framed.data);
+  } catch {
+    throw new IncompleteStream(`upstream Bedrock ${type} event is not JSON`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new IncompleteStream(`upstream Bedrock ${type} event has an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`);
+  return { type, payload: parsed.data } as ConverseStreamEvent;
+}
+
+/**
+ * ConverseStream events → OpenAI chat chunks. Text deltas become content, a `toolUse` block start a
+ * tool call (named, with its id) and its input deltas the call's arguments; `messageStop` gives the
+ * `finish_reason` chunk and `metadata` (after it) the usage chunk when the client asked for one, as
+ * OpenAI orders them. The stream finished only if `messageStop` came (contract §6.1 rule 2).
+ *
+ * @example
+ * const translate = new ConverseToChatStream('claude', { includeUsage: true });
+ * for (const framed of events) for (const chunk of translate.push(framed)) write(chunk);
+ * translate.finished // true after messageStop
+ */
+export class ConverseToChatStream {
+  readonly #id = `chatcmpl-${randomUUID()}`;
+  readonly #created = Math.floor(Date.now() / 1000);
+  /** Tool-call index of each content block that is a toolUse. */
+  readonly #toolCalls = new Map<number, number>();
+  #usage: ChatUsage | undefined;
+  #converseUsage: ConverseUsage | undefined;
+  #text = '';
+  #finished = false;
+
+  constructor(
+    private readonly alias: string,
+    private readonly options: { includeUsage: boolean },
+  ) {}
+
+  push(framed: FramedEvent): ChatChunk[] {
+    const event = checkedConverseEvent(framed);
+    if (!event) return [];
+    switch (event.type) {
+      case 'messageStart':
+        return [this.#chunk({ role: 'assistant', content: '' })];
+      case 'contentBlockStart': {
+        const toolUse = event.payload.start.toolUse;
+        if (!toolUse) return [];
+        const index = this.#toolCalls.size;
+        this.#toolCalls.set(event.payload.contentBlockIndex, index);
+        return [this.#chunk({ tool_calls: [{ index, id: toolUse.toolUseId, type: 'function', function: { name: toolUse.name, arguments: '' } }] })];
+      }
+      case 'contentBlockDelta':
+        return this.#delta(event.payload.contentBlockIndex, event.payload.delta);
+      case 'contentBlockStop':
+        return [];
+      case 'messageStop':
+        this.#finished = true;
+        return [this.#chunk({}, finishReasonFromConverse(event.payload.stopReason))];
+      case 'metadata':
+        if (!event.payload.usage) return [];
+        this.#converseUsage = event.payload.usage;
+        this.#usage = chatUsageOfConverse(event.payload.usage);
+        if (!this.options.includeUsage) return [];
+        return [{ id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.alias, choices: [], usage: this.#usage }];
+    }
+  }
+
+  #delta(block: number, delta: { text?: string; toolUse?: { input: string } }): ChatChunk[] {
+    if (delta.text !== undefined && delta.text !== '') {
+      this.#text += delta.text;
+      return [this.#chunk({ content: delta.text })];
+    }
+    const index = this.#toolCalls.get(block);
+    if (delta.toolUse && index !== undefined) {
+      this.#text += delta.toolUse.input;
+      return [this.#chunk({ tool_calls: [{ index, function: { arguments: delta.toolUse.input } }] })];
+    }
+    return [];
+  }
+
+  /** Whether Bedrock sent `messageStop`: without it the generation failed and the stream must end abnormally. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** The usage of the `metadata` event in chat's fields; undefined until it came. */
+  get usage(): ChatUsage | undefined {
+    return this.#usage;
+  }
+
+  /** The `metadata` event's usage as Bedrock sent it, for metering. */
+  get converseUsage(): ConverseUsage | undefined {
+    return this.#converseUsage;
+  }
+
+  /** Answer text and tool arguments delivered so far, for metering a stream cut short. */
+  get text(): string {
+    return this.#text;
+  }
+
+  #chunk(delta: ChatChunkDelta, finishReason: string | null = null): ChatChunk {
+    return { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.alias, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
+  }
+}
