@@ -51,7 +51,10 @@ class BedrockChatTranslator implements StreamTranslator {
   end(): ClientEvent[] {
     // DESIGN "does better" than contract §6.1: no finish_reason is ever added to a failed stream.
     if (!this.#translate.finished) throw new IncompleteStream('upstream Bedrock stream ended without messageStop');
-    return [{ data: '[DONE]' }];
+    // A stream that ended cleanly after messageStop without metadata still finished: its finish_reason goes now.
+    const closing: ClientEvent[] = this.#translate.finish().map((chunk) => ({ data: chunk }));
+    closing.push({ data: '[DONE]' });
+    return closing;
   }
 
   usage(): SeenUsage {

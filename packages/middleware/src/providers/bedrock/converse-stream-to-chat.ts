@@ -32,14 +32,15 @@ export function checkedConverseEvent(framed: FramedEvent): ConverseStreamEvent |
 
 /**
  * ConverseStream events → OpenAI chat chunks. Text deltas become content, a `toolUse` block start a
- * tool call (named, with its id) and its input deltas the call's arguments; `messageStop` gives the
- * `finish_reason` chunk and `metadata` (after it) the usage chunk when the client asked for one, as
- * OpenAI orders them. The stream finished only if `messageStop` came (contract §6.1 rule 2).
+ * tool call (named, with its id) and its input deltas the call's arguments. `messageStop` says how the
+ * turn ended, but Bedrock's stream ends with `metadata` (usage) after it: the `finish_reason` chunk is
+ * held until then, followed by the usage chunk when the client asked for one (OpenAI's order), so a
+ * stream cut between the two never shows a normal end (DESIGN: a failed generation is always visible).
  *
  * @example
  * const translate = new ConverseToChatStream('claude', { includeUsage: true });
  * for (const framed of events) for (const chunk of translate.push(framed)) write(chunk);
- * translate.finished // true after messageStop
+ * if (translate.finished) for (const chunk of translate.finish()) write(chunk);
  */
 export class ConverseToChatStream {
   readonly #id = `chatcmpl-${randomUUID()}`;
@@ -49,7 +50,9 @@ export class ConverseToChatStream {
   #usage: ChatUsage | undefined;
   #converseUsage: ConverseUsage | undefined;
   #text = '';
-  #finished = false;
+  /** `messageStop`'s reason, mapped; its chunk is sent with `metadata` or by finish(). */
+  #finishReason: string | undefined;
+  #finishSent = false;
 
   constructor(
     private readonly alias: string,
@@ -74,15 +77,24 @@ export class ConverseToChatStream {
       case 'contentBlockStop':
         return [];
       case 'messageStop':
-        this.#finished = true;
-        return [this.#chunk({}, finishReasonFromConverse(event.payload.stopReason))];
+        this.#finishReason = finishReasonFromConverse(event.payload.stopReason);
+        return [];
       case 'metadata':
-        if (!event.payload.usage) return [];
-        this.#converseUsage = event.payload.usage;
-        this.#usage = chatUsageOfConverse(event.payload.usage);
-        if (!this.options.includeUsage) return [];
-        return [{ id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.alias, choices: [], usage: this.#usage }];
+        if (event.payload.usage) {
+          this.#converseUsage = event.payload.usage;
+          this.#usage = chatUsageOfConverse(event.payload.usage);
+        }
+        return this.finish();
     }
+  }
+
+  /** The held `finish_reason` chunk and the usage chunk, once; nothing before `messageStop` or after they were sent. */
+  finish(): ChatChunk[] {
+    if (this.#finishReason === undefined || this.#finishSent) return [];
+    this.#finishSent = true;
+    const chunks = [this.#chunk({}, this.#finishReason)];
+    if (this.options.includeUsage && this.#usage) chunks.push({ id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.alias, choices: [], usage: this.#usage });
+    return chunks;
   }
 
   #delta(block: number, delta: { text?: string; toolUse?: { input: string } }): ChatChunk[] {
@@ -100,7 +112,7 @@ export class ConverseToChatStream {
 
   /** Whether Bedrock sent `messageStop`: without it the generation failed and the stream must end abnormally. */
   get finished(): boolean {
-    return this.#finished;
+    return this.#finishReason !== undefined;
   }
 
   /** The usage of the `metadata` event in chat's fields; undefined until it came. */
