@@ -192,20 +192,14 @@ export const ROUTE_HEADER = 'x-tollgate-route';
 async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
   const { provider } = plan.target;
   const stream = plan.body.stream === true;
-  const wire = providerWires[provider.kind];
   const upstreamCall: UpstreamCall = {
     target: upstreamTarget(provider, plan.codec.upstreamPath(plan.target, stream)),
     headers: upstreamHeaders(provider, call.ctx.req.headers),
     body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
     timeoutMs: plan.timeoutMs,
     signal: call.ctx.departure,
-    parseError: wire.parseError,
+    parseError: providerWires[provider.kind].parseError,
   };
-  if (wire.prepare) {
-    const prepared = wire.prepare({ origin: upstreamCall.target.origin, path: upstreamCall.target.path, headers: upstreamCall.headers, body: upstreamCall.body }, provider);
-    upstreamCall.headers = prepared.headers;
-    upstreamCall.body = prepared.body;
-  }
   const { upstream } = call.ctx.runtime.gateway;
   const headers = adaptationHeaders(plan.adaptation);
   // Only organizations with limits pay for these (values computed at admission, no store round trip).
@@ -301,8 +295,7 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   observation?.metrics?.openStreams.inc();
   try {
-    const framing = providerWires[plan.target.provider.kind].framing ?? readSseEvents;
-    for await (const event of framing(response.body, limits, response.secrets)) await send(translator.push(event));
+    for await (const event of readSseEvents(response.body, limits, response.secrets)) await send(translator.push(event));
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.

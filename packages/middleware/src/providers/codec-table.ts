@@ -2,7 +2,6 @@ import type { ProviderConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { anthropicChatCodec } from './anthropic/chat-codec.js';
 import { anthropicMessagesCodec } from './anthropic/messages-codec.js';
-import { bedrockChatCodec } from './bedrock/chat-codec.js';
 import type { ClientProtocol, Codec } from './codec.js';
 import { geminiChatCodec } from './gemini/chat-codec.js';
 import { geminiEmbeddingsCodec } from './gemini/embeddings-codec.js';
@@ -21,7 +20,7 @@ const openaiResponsesViaChat = responsesViaChat(openaiChatCodec);
 
 /** Which codec serves a client protocol on a provider kind; one row per pair. */
 export const codecTable: Record<ClientProtocol, Partial<Record<ProviderConfig['kind'], Row>>> = {
-  chat: { openai: openaiChatCodec, anthropic: anthropicChatCodec, gemini: geminiChatCodec, bedrock: bedrockChatCodec },
+  chat: { openai: openaiChatCodec, anthropic: anthropicChatCodec, gemini: geminiChatCodec },
   messages: { openai: openaiMessagesCodec, anthropic: anthropicMessagesCodec, gemini: geminiMessagesCodec },
   // OpenAI's platform speaks Responses natively; OpenAI-compatible servers (Ollama, vLLM, llama.cpp)
   // mostly do not, so they get Responses translated through chat completions like the other kinds.
@@ -29,7 +28,6 @@ export const codecTable: Record<ClientProtocol, Partial<Record<ProviderConfig['k
     openai: (provider) => (speaksResponses(provider) ? openaiResponsesCodec : openaiResponsesViaChat),
     anthropic: responsesViaChat(anthropicChatCodec),
     gemini: responsesViaChat(geminiChatCodec),
-    bedrock: responsesViaChat(bedrockChatCodec),
   },
   embeddings: { openai: openaiEmbeddingsCodec, gemini: geminiEmbeddingsCodec },
 };

@@ -2,22 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderConfig } from '../config/index.js';
 import type { UpstreamTarget } from '../upstream/index.js';
 import { forwardAnthropicHeaders } from './anthropic/messages-codec.js';
-import { parseBedrockError } from './bedrock/bedrock-error.js';
-import { readEventStream } from './bedrock/read-event-stream.js';
-import { regionOf, signBedrockCall, type UnsignedCall } from './bedrock/sign-request.js';
 
 /** How to reach one kind of provider: endpoint paths, authentication, and its error body's shape. */
 export interface ProviderWire {
   defaultBaseUrl: string;
   authHeaders(apiKey: string | undefined): Record<string, string>;
   /** The provider's message and code from its error body; best-effort, the body may not be JSON. */
-  parseError(body: unknown, headers?: IncomingHttpHeaders): { message?: string; code?: string };
-  /** The default base URL when it depends on the provider's config (Bedrock's region). */
-  defaultBaseUrlOf?(provider: ProviderConfig): string;
-  /** The call as sent, when it is more than JSON with fixed headers: Bedrock signs each call (SigV4). */
-  prepare?(call: UnsignedCall, provider: ProviderConfig): { headers: Readonly<Record<string, string>>; body: string };
-  /** How its streams are framed when not as SSE: Bedrock's AWS event stream. */
-  framing?: typeof readEventStream;
+  parseError(body: unknown): { message?: string; code?: string };
 }
 
 type ErrorBody = { error?: { message?: unknown; code?: unknown; type?: unknown; status?: unknown } };
@@ -47,14 +38,6 @@ export const providerWires: Record<ProviderConfig['kind'], ProviderWire> = {
     authHeaders: (apiKey): Record<string, string> => (apiKey ? { 'x-goog-api-key': apiKey } : {}),
     parseError: (body) => errorFields(body, 'status'),
   },
-  bedrock: {
-    defaultBaseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
-    defaultBaseUrlOf: (provider) => `https://bedrock-runtime.${regionOf(provider)}.amazonaws.com`,
-    authHeaders: () => ({}),
-    parseError: parseBedrockError,
-    prepare: signBedrockCall,
-    framing: readEventStream,
-  },
 };
 
 // Per configured provider, which lives as long as the gateway: these were rebuilt on every call.
@@ -63,8 +46,7 @@ const targets = new WeakMap<ProviderConfig, Map<string, UpstreamTarget>>();
 
 /** The provider's base URL without a trailing slash, following each vendor SDK's convention. */
 export function baseUrlOf(provider: ProviderConfig): string {
-  const wire = providerWires[provider.kind];
-  return (provider.baseUrl ?? wire.defaultBaseUrlOf?.(provider) ?? wire.defaultBaseUrl).replace(/\/+$/, '');
+  return (provider.baseUrl ?? providerWires[provider.kind].defaultBaseUrl).replace(/\/+$/, '');
 }
 
 /**

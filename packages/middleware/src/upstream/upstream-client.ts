@@ -18,11 +18,10 @@ export interface UpstreamCall {
   target: UpstreamTarget;
   /** Complete: content type, accept and credentials included (see upstreamHeaders). */
   headers: Readonly<Record<string, string>>;
-  /** A JSON value, or the exact bytes to send when they were serialized already (a signed call). */
   body: unknown;
   timeoutMs: number;
   signal: CancelSignal;
-  parseError(body: unknown, headers: IncomingHttpHeaders): { message?: string; code?: string };
+  parseError(body: unknown): { message?: string; code?: string };
 }
 
 /** A successful answer whose body is still arriving: an SSE stream. */
@@ -121,7 +120,7 @@ export class UpstreamClient {
       path,
       method: 'POST',
       headers: call.headers,
-      body: typeof call.body === 'string' ? call.body : JSON.stringify(call.body),
+      body: JSON.stringify(call.body),
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,
       signal,
@@ -178,7 +177,7 @@ function unreadable(cause: unknown): UpstreamFailure {
 function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, received: string): UpstreamFailure {
   const text = redactSecrets(received, upstreamSecrets(call.headers));
   const parsed = parseJson(text);
-  const { message, code } = call.parseError(parsed, headers);
+  const { message, code } = call.parseError(parsed);
   return new UpstreamFailure(message ?? (text.slice(0, 500) || `Upstream provider answered ${status}`), {
     status,
     code,
