@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { chatToMessagesRequest, messagesToChatRequest } from '../../../packages/middleware/src/translate/index.js';
+import { chatToMessagesRequest } from '../../../packages/middleware/src/providers/anthropic/chat-to-messages-request.js';
+import { messagesToChatRequest } from '../../../packages/middleware/src/translate/index.js';
 import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
 
 describe('request translation between chat and messages', () => {

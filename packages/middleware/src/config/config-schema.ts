@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { providerKinds } from '../providers/registry.js';
 import { keyStrengthProblem } from './key-strength.js';
 import { organizationNameProblem } from './organization-name.js';
 
@@ -68,7 +69,8 @@ const organization = z
 
 const provider = z
   .object({
-    kind: z.enum(['openai', 'anthropic', 'gemini']),
+    /** A registered provider kind (providers/registry.ts). */
+    kind: z.enum(providerKinds),
     baseUrl: z.url().optional(),
     apiKey: z.string().optional(),
     /** Extra headers sent upstream (e.g. an OpenAI organization id). */

@@ -2,9 +2,8 @@ import { authenticate } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { ServiceError } from '../errors/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
-import { providerWires, upstreamHeaders, upstreamTarget } from '../providers/index.js';
+import { definitionOf, parseErrorOf, prepareCount, type TokenCounter } from '../providers/index.js';
 import { estimateInputTokens } from '../tokenize/index.js';
-import { tokenCount } from '../translate/index.js';
 import { UpstreamFailure, withRetries } from '../upstream/index.js';
 import { parseBody } from '../validate/index.js';
 import { countTokensBody } from './count-tokens-schema.js';
@@ -12,7 +11,7 @@ import type { RequestContext } from './request-context.js';
 
 /**
  * `POST /v1/messages/count_tokens` (Anthropic-compatible): `{input_tokens}` for a messages request.
- * An Anthropic primary route asks Anthropic's own count endpoint; every other route, or an Anthropic
+ * A primary route whose provider has a count endpoint (`ProviderDefinition.countTokens`) asks it; every other route, or such a
  * one that stays unreachable after its retries, counts with the o200k tokenizer. Authenticated with
  * the `models` scope but neither rate-limited nor billed: it generates nothing and costs nothing
  * upstream. Every error answers in the Anthropic envelope (contract §2.3 shape 2).
@@ -28,7 +27,8 @@ export async function countTokens(ctx: RequestContext): Promise<void> {
   const body = parseBody(countTokensBody, raw);
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');
   const route = model.routes[0]!;
-  const inputTokens = route.provider.kind === 'anthropic' ? await askAnthropic(ctx, route, body) : undefined;
+  const counter = definitionOf(route.provider.kind).countTokens;
+  const inputTokens = counter ? await askProvider(ctx, route, counter, body) : undefined;
   sendJson(ctx.res, 200, { input_tokens: inputTokens ?? countLocally(body) });
 }
 
@@ -36,20 +36,20 @@ function countLocally(body: Record<string, unknown>): number {
   return estimateInputTokens({ system: body.system, messages: body.messages, tools: body.tools });
 }
 
-/** Anthropic's count, or undefined when it could not be reached (transient failures after retries). */
-async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][number], body: Record<string, unknown>): Promise<number | undefined> {
+/** The provider's count, or undefined when it could not be reached (transient failures after retries). */
+async function askProvider(ctx: RequestContext, route: CatalogModel['routes'][number], counter: TokenCounter, body: Record<string, unknown>): Promise<number | undefined> {
   const { provider } = route;
-  const wire = providerWires.anthropic;
+  const prepared = prepareCount(provider, route.model, counter, body, ctx.req.headers);
   try {
     const response = await withRetries(
       () =>
         ctx.runtime.gateway.upstream.postJson({
-          target: upstreamTarget(provider, '/v1/messages/count_tokens'),
-          headers: upstreamHeaders(provider, ctx.req.headers),
-          body: { ...body, model: route.model },
+          target: prepared,
+          headers: prepared.headers,
+          body: prepared.body,
           timeoutMs: provider.timeoutMs,
           signal: ctx.departure,
-          parseError: wire.parseError,
+          parseError: parseErrorOf(provider),
         }),
       {
         retries: provider.maxRetries,
@@ -59,8 +59,7 @@ async function askAnthropic(ctx: RequestContext, route: CatalogModel['routes'][n
         classify: (error) => ({ transient: error instanceof UpstreamFailure && error.transient, retryAfterMs: error instanceof UpstreamFailure ? error.details.retryAfterMs : undefined }),
       },
     );
-    // A count that is not one (absent, "5", 1e400) is no answer: the tokenizer counts instead (usage-report.ts).
-    return tokenCount((response.body as { input_tokens?: unknown }).input_tokens);
+    return counter.inputTokens(response.body);
   } catch (error) {
     if (!(error instanceof UpstreamFailure)) throw ServiceError.from(error);
     if (error.transient) return undefined;

@@ -6,9 +6,9 @@ import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf } 
 import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
-import { codecFor, providerWires, upstreamHeaders, upstreamTarget, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
+import { codecFor, framingOf, parseErrorOf, prepareCall, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
-import { UpstreamFailure, readSseEvents, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import { UpstreamFailure, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
 
@@ -192,13 +192,14 @@ export const ROUTE_HEADER = 'x-tollgate-route';
 async function attempt(call: ModelCall, plan: RoutePlan, meter: Meter, retry: number, firstByte: () => void): Promise<void> {
   const { provider } = plan.target;
   const stream = plan.body.stream === true;
+  const prepared = prepareCall(plan.codec, plan.target, plan.body, call.ctx.req.headers, stream);
   const upstreamCall: UpstreamCall = {
-    target: upstreamTarget(provider, plan.codec.upstreamPath(plan.target, stream)),
-    headers: upstreamHeaders(provider, call.ctx.req.headers),
-    body: plan.codec.request(plan.body, plan.target, call.ctx.req.headers),
+    target: prepared,
+    headers: prepared.headers,
+    body: prepared.body,
     timeoutMs: plan.timeoutMs,
     signal: call.ctx.departure,
-    parseError: providerWires[provider.kind].parseError,
+    parseError: parseErrorOf(provider),
   };
   const { upstream } = call.ctx.runtime.gateway;
   const headers = adaptationHeaders(plan.adaptation);
@@ -295,7 +296,7 @@ async function relayStream(call: ModelCall, plan: RoutePlan, response: UpstreamR
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   observation?.metrics?.openStreams.inc();
   try {
-    for await (const event of readSseEvents(response.body, limits, response.secrets)) await send(translator.push(event));
+    for await (const event of framingOf(plan.target.provider)(response.body, limits, response.secrets)) await send(translator.push(event));
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.

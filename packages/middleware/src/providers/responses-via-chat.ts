@@ -1,6 +1,8 @@
 import { keeps, unsupported, type ParamTable } from '../adapt/index.js';
-import { ChatToResponsesStream, chatToResponsesResponse, responseFormatFromResponsesText, responsesToChatRequest, type ChatChunk, type ChatCompletion, type ResponsesRequest } from '../translate/index.js';
-import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from './codec.js';
+import { ChatToResponsesStream, chatToResponsesResponse, responseFormatFromResponsesText, responsesToChatRequest, type ChatCompletion, type ResponsesRequest } from '../translate/index.js';
+import { memoizedChatBody } from './chat-body-memo.js';
+import { ChatPivotStream } from './chat-pivot-stream.js';
+import type { Codec } from './codec.js';
 
 /** Responses features that have no chat equivalent; a translated route cannot take them (contract §4.3 rule 1). */
 const responsesOnly: ParamTable = {
@@ -17,6 +19,8 @@ const responsesOnly: ParamTable = {
   max_tool_calls: unsupported,
 };
 
+const streamUsage = { include_usage: true };
+
 /** Request fields that keep their name from Responses to chat, so the chat codec's ranges apply to them. */
 const sharedNames = ['temperature', 'top_p', 'parallel_tool_calls', 'user'];
 
@@ -26,9 +30,10 @@ const sharedNames = ['temperature', 'top_p', 'parallel_tool_calls', 'user'];
  * every provider kind, so the per-provider knowledge stays in the chat codecs.
  *
  * @example
- * codecTable.responses.anthropic = responsesViaChat(anthropicChatCodec);
+ * responsesViaChat(anthropicProvider.chat) // what codecFor('responses', 'anthropic') serves
  */
 export function responsesViaChat(chat: Codec): Codec {
+  const chatBodyOf = memoizedChatBody((body: ResponsesRequest) => responsesToChatRequest(body));
   const params: ParamTable = {
     ...responsesOnly,
     ...Object.fromEntries(sharedNames.flatMap((name) => (chat.params[name] ? [[name, chat.params[name]]] : []))),
@@ -40,14 +45,19 @@ export function responsesViaChat(chat: Codec): Codec {
     params,
     outputLimitFields: ['max_output_tokens'],
     upstreamPath: (target, stream) => chat.upstreamPath(target, stream),
-    request: (body, target, headers) => chat.request(responsesToChatRequest(body as ResponsesRequest), target, headers),
+    request: (body, target, headers) => chat.request(chatBodyOf(body as ResponsesRequest, target.model), target, headers),
     response(upstream, target, clientBody) {
       // The chat codec reads the chat request it answers (structured output is unwrapped from it).
-      const chatBody = clientBody ? responsesToChatRequest(clientBody as ResponsesRequest) : undefined;
+      const chatBody = clientBody ? chatBodyOf(clientBody as ResponsesRequest, target.model) : undefined;
       const { body, usage } = chat.response(upstream, target, chatBody);
       return { body: chatToResponsesResponse(body as ChatCompletion, target.alias, clientBody), usage };
     },
-    stream: (target, clientBody) => new ChatToResponsesTranslator(chat, target, clientBody),
+    stream(target, clientBody) {
+      // The chat layer is asked for the usage chunk: response.completed carries usage.
+      const chatBody = chatBodyOf(clientBody as ResponsesRequest, target.model);
+      chatBody.stream_options = streamUsage;
+      return new ChatPivotStream(chat.stream(target, chatBody), new ChatToResponsesStream(target.alias, clientBody));
+    },
   };
 }
 
@@ -56,37 +66,4 @@ function textFormatKeptBy(chat: Codec): (text: unknown) => boolean {
     const responseFormat = responseFormatFromResponsesText(text);
     return responseFormat === undefined || keeps(chat.params.response_format, responseFormat);
   };
-}
-
-class ChatToResponsesTranslator implements StreamTranslator {
-  readonly #chat: StreamTranslator;
-  readonly #responses: ChatToResponsesStream;
-
-  constructor(chat: Codec, target: RouteTarget, clientBody: Record<string, unknown>) {
-    // The chat translator is asked for the usage chunk: response.completed carries usage.
-    this.#chat = chat.stream(target, { ...responsesToChatRequest(clientBody as ResponsesRequest), stream_options: { include_usage: true } });
-    this.#responses = new ChatToResponsesStream(target.alias, clientBody);
-  }
-
-  push(event: { event?: string; data: string }): ClientEvent[] {
-    return this.#translate(this.#chat.push(event));
-  }
-
-  end(): ClientEvent[] {
-    const closing = this.#translate(this.#chat.end());
-    if (!this.#responses.finished) throw new IncompleteStream('upstream stream ended without a finish_reason');
-    return [...closing, ...this.#responses.finish().map((e) => ({ event: e.type, data: e }))];
-  }
-
-  usage(): SeenUsage {
-    return this.#chat.usage();
-  }
-
-  text(): string {
-    return this.#chat.text();
-  }
-
-  #translate(events: ClientEvent[]): ClientEvent[] {
-    return events.flatMap((e) => (e.data === '[DONE]' ? [] : this.#responses.push(e.data as ChatChunk))).map((e) => ({ event: e.type, data: e }));
-  }
 }

@@ -14,7 +14,8 @@ export function messagesToChatRequest(request: MessagesRequest, upstreamModel: s
   const messages: ChatMessage[] = [];
   const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((block) => block.text).join('\n\n');
   if (system) messages.push({ role: 'system', content: system });
-  for (const message of request.messages) messages.push(...toChatMessages(message.role, message.content));
+  // `?? []`: a stream decoder may be built from a body that only asks for the stream's options.
+  for (const message of request.messages ?? []) messages.push(...toChatMessages(message.role, message.content));
 
   const chat: ChatRequest = { model: upstreamModel, messages, max_tokens: request.max_tokens };
   for (const name of ['temperature', 'top_p', 'top_k', 'stream']) if (request[name] !== undefined) chat[name] = request[name];

@@ -8,7 +8,7 @@ import { UpstreamFailure } from './upstream-failure.js';
 import { linkedAbortSignal } from './linked-abort-signal.js';
 import { redactSecrets, upstreamSecrets } from './redact-secrets.js';
 
-/** An upstream URL split as undici takes it (see upstreamTarget). */
+/** An upstream URL split as undici takes it (see ProviderDefinition.prepare). */
 export interface UpstreamTarget {
   origin: string;
   path: string;
@@ -16,7 +16,7 @@ export interface UpstreamTarget {
 
 export interface UpstreamCall {
   target: UpstreamTarget;
-  /** Complete: content type, accept and credentials included (see upstreamHeaders). */
+  /** Complete: content type, accept and credentials included (see ProviderDefinition.prepare). */
   headers: Readonly<Record<string, string>>;
   body: unknown;
   timeoutMs: number;
@@ -120,7 +120,8 @@ export class UpstreamClient {
       path,
       method: 'POST',
       headers: call.headers,
-      body: JSON.stringify(call.body),
+      // A string is the prepared body's exact bytes (signed by some providers); anything else is JSON.
+      body: typeof call.body === 'string' ? call.body : JSON.stringify(call.body),
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,
       signal,

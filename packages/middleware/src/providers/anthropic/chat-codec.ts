@@ -1,4 +1,7 @@
-import { MessagesToChatStream, chatToMessagesRequest, openaiCachedTokens, endsMessagesStream, messagesToChatResponse, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { openaiCachedTokens, endsMessagesStream, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { chatToMessagesRequest } from './chat-to-messages-request.js';
+import { messagesToChatResponse } from './messages-to-chat-response.js';
+import { MessagesToChatStream } from './messages-to-chat-stream.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { messagesUsage } from './messages-codec.js';
 import { AnswerToolUnwrapper, answerToolName, unwrapAnswer, withAnswerTool } from './answer-tool.js';

@@ -1,9 +1,7 @@
-import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, endsMessagesStream, inputTokensOf, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
+import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, endsMessagesStream, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
+import { inputTokensOf } from './messages-to-chat-response.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
-
-/** Headers a messages client may send that Anthropic needs to see (beta features). */
-const forwardedHeaders = ['anthropic-beta'] as const;
 
 /**
  * A messages client on an Anthropic route: a native relay. The body passes through with the upstream
@@ -20,15 +18,6 @@ export const anthropicMessagesCodec: Codec = {
   },
   stream: (target) => new MessagesRelayStream(target.alias),
 };
-
-export function forwardAnthropicHeaders(clientHeaders: Record<string, string | string[] | undefined>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const name of forwardedHeaders) {
-    const value = clientHeaders[name];
-    if (typeof value === 'string') headers[name] = value;
-  }
-  return headers;
-}
 
 /** Relays Anthropic events, renaming the model; a stream without `message_stop` did not finish. */
 export class MessagesRelayStream implements StreamTranslator {

@@ -1,5 +1,4 @@
 import { unsupported, type ParamTable } from '../../adapt/index.js';
-import { chatCanTakeOutputConfig, chatCanTakeOutputFormat } from '../../translate/index.js';
 
 /**
  * A chat client on a Gemini route (ai.google.dev `GenerationConfig`): what maps onto Gemini and its
@@ -8,6 +7,8 @@ import { chatCanTakeOutputConfig, chatCanTakeOutputFormat } from '../../translat
 export const geminiParamsForChatClients: ParamTable = {
   temperature: { min: 0, max: 2 },
   top_p: { min: 0, max: 1 },
+  // topK, which Messages clients send as `top_k` too (messagesViaChat takes this range).
+  top_k: { min: 1 },
   // candidateCount: Gemini answers at most 8 candidates.
   n: { min: 1, max: 8 },
   presence_penalty: { min: -2, max: 2 },
@@ -23,16 +24,4 @@ export const geminiParamsForChatClients: ParamTable = {
   store: unsupported,
   parallel_tool_calls: unsupported,
   user: unsupported,
-};
-
-/** A messages client on a Gemini route: Anthropic's parameters, with `top_k` carried to `topK`. */
-export const geminiParamsForMessagesClients: ParamTable = {
-  temperature: { min: 0, max: 2 },
-  top_p: { min: 0, max: 1 },
-  top_k: { min: 1 },
-  thinking: unsupported,
-  service_tier: unsupported,
-  // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts).
-  output_config: { expressible: chatCanTakeOutputConfig },
-  output_format: { expressible: chatCanTakeOutputFormat },
 };

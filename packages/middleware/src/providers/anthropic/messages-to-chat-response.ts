@@ -1,7 +1,4 @@
-import { countOrNaN, sumOfCounts } from './usage-report.js';
-import { anthropicCacheReadTokens } from './cached-prompt-tokens.js';
-import { finishReasonFromStopReason, stopReasonFromFinishReason } from './map-stop-reason.js';
-import type { AnthropicBlock, ChatCompletion, ChatToolCall, MessagesResponse } from './wire-types.js';
+import { anthropicCacheReadTokens, countOrNaN, finishReasonFromStopReason, sumOfCounts, type ChatCompletion, type ChatToolCall, type MessagesResponse } from '../../translate/index.js';
 
 /**
  * Anthropic message → OpenAI chat completion, naming the alias in `model`.
@@ -34,42 +31,9 @@ export function messagesToChatResponse(message: MessagesResponse, alias: string,
 }
 
 /**
- * OpenAI chat completion → Anthropic message, naming the alias in `model`.
- *
- * @example
- * chatToMessagesResponse(completion, 'gpt').stop_reason // 'end_turn'
- */
-export function chatToMessagesResponse(completion: ChatCompletion, alias: string): MessagesResponse {
-  const choice = completion.choices[0];
-  const content: AnthropicBlock[] = [];
-  if (choice?.message.content) content.push({ type: 'text', text: choice.message.content });
-  for (const call of choice?.message.tool_calls ?? []) {
-    content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: safeJson(call.function.arguments) });
-  }
-  return {
-    id: `msg_${completion.id.replace(/^chatcmpl-/, '')}`,
-    type: 'message',
-    role: 'assistant',
-    model: alias,
-    content,
-    stop_reason: stopReasonFromFinishReason(choice?.finish_reason),
-    stop_sequence: null,
-    usage: { input_tokens: countOrNaN(completion.usage?.prompt_tokens ?? 0), output_tokens: countOrNaN(completion.usage?.completion_tokens ?? 0) },
-  };
-}
-
-/**
  * Anthropic counts cached prompt tokens separately; all of them are input the client sent. NaN when a
  * field is not a count (`"5"` was once summed to `"500"`): the report is then ignored (usage-report.ts).
  */
 export function inputTokensOf(usage: { input_tokens?: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): number {
   return sumOfCounts(usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens) ?? Number.NaN;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text || '{}');
-  } catch {
-    return {};
-  }
 }

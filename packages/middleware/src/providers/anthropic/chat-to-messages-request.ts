@@ -1,5 +1,4 @@
-import { parseImageDataUrl } from './image-data-url.js';
-import type { AnthropicBlock, AnthropicMessage, ChatContentPart, ChatMessage, ChatRequest, Json, MessagesRequest } from './wire-types.js';
+import { parseImageDataUrl, parseToolArguments, textOf, type AnthropicBlock, type AnthropicMessage, type ChatContentPart, type ChatMessage, type ChatRequest, type Json, type MessagesRequest } from '../../translate/index.js';
 
 /**
  * OpenAI chat request → Anthropic messages request, for a chat client on an Anthropic route.
@@ -39,7 +38,7 @@ function toAnthropicMessage(message: ChatMessage): AnthropicMessage {
     const text = textOf(message.content);
     if (text) blocks.push({ type: 'text', text });
     for (const call of message.tool_calls ?? []) {
-      blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
+      blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseToolArguments(call.function.arguments) });
     }
     return { role: 'assistant', content: blocks };
   }
@@ -89,21 +88,6 @@ function toAnthropicToolChoice(choice: unknown, parallel: unknown): Json | undef
   const name = (choice as { function?: { name?: string } } | undefined)?.function?.name;
   if (name) return { type: 'tool', name, ...disableParallel };
   return parallel === false ? { type: 'auto', ...disableParallel } : undefined;
-}
-
-/** Plain text of a chat content value: a string, or the text parts of an array joined. */
-export function textOf(content: ChatMessage['content']): string {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return '';
-  return content.map((part) => (part.type === 'text' ? String((part as { text: unknown }).text ?? '') : '')).join('');
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text || '{}');
-  } catch {
-    return {};
-  }
 }
 
 function copyIfSet(from: Json, to: Json, names: string[]): void {

@@ -1,9 +1,6 @@
-import { countOrNaN } from './usage-report.js';
-import { anthropicCacheReadTokens, anthropicCacheWriteTokens } from './cached-prompt-tokens.js';
+import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, finishReasonFromStopReason, type AnthropicEvent, type ChatChunk, type ChatChunkDelta, type ChatUsage } from '../../translate/index.js';
 
 type AnthropicUsageFields = { input_tokens?: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null };
-import { finishReasonFromStopReason } from './map-stop-reason.js';
-import type { AnthropicEvent, ChatChunk, ChatChunkDelta, ChatUsage } from './wire-types.js';
 
 /**
  * Anthropic SSE events → OpenAI chat chunks. The `finish_reason` chunk is emitted only on

@@ -1,0 +1,52 @@
+import { unsupported, type ParamTable } from '../adapt/index.js';
+import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, type ChatCompletion, type MessagesRequest } from '../translate/index.js';
+import { memoizedChatBody } from './chat-body-memo.js';
+import { ChatPivotStream } from './chat-pivot-stream.js';
+import type { Codec } from './codec.js';
+
+/** Messages features that have no chat equivalent; a translated route cannot take them (contract §4.3 rule 1). */
+const messagesOnly: ParamTable = {
+  thinking: unsupported,
+  service_tier: unsupported,
+  // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts).
+  output_config: { expressible: chatCanTakeOutputConfig },
+  output_format: { expressible: chatCanTakeOutputFormat },
+};
+
+const streamUsage = { include_usage: true };
+
+/**
+ * A Messages client on a route that is not Anthropic's: Messages → chat → the route's chat adapter, and its
+ * chat answer or chat chunks → Messages. One wrapper serves every provider kind, so the per-provider
+ * knowledge stays in the chat adapters.
+ *
+ * @example
+ * messagesViaChat(geminiProvider.chat).request({ model: 'a', max_tokens: 9, messages }, target, {})
+ */
+export function messagesViaChat(chat: Codec): Codec {
+  const chatBodyOf = memoizedChatBody((body: MessagesRequest, model) => messagesToChatRequest(body, model));
+  const params: ParamTable = {
+    ...messagesOnly,
+    // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
+    ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
+    ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
+    top_k: chat.params.top_k ?? unsupported,
+  };
+  return {
+    params,
+    outputLimitFields: ['max_tokens'],
+    upstreamPath: (target, stream) => chat.upstreamPath(target, stream),
+    request: (body, target, headers) => chat.request(chatBodyOf(body as MessagesRequest, target.model), target, headers),
+    response(upstream, target, clientBody) {
+      const chatBody = clientBody ? chatBodyOf(clientBody as MessagesRequest, target.model) : undefined;
+      const { body, usage } = chat.response(upstream, target, chatBody);
+      return { body: chatToMessagesResponse(body as ChatCompletion, target.alias), usage };
+    },
+    stream(target, clientBody, promptTokens) {
+      // The chat layer is asked for the usage chunk: the closing message_delta carries usage.
+      const chatBody = chatBodyOf(clientBody as MessagesRequest, target.model);
+      chatBody.stream_options = streamUsage;
+      return new ChatPivotStream(chat.stream(target, chatBody), new ChatToMessagesStream(target.alias, { promptTokens }));
+    },
+  };
+}
