@@ -4,15 +4,11 @@ import { unsupported, type ParamTable } from '../../adapt/index.js';
  * Converse's `inferenceConfig` (maxTokens, temperature, topP, stopSequences) is all Bedrock takes for
  * every model; model-specific fields (`additionalModelRequestFields`, e.g. top_k) differ per model family,
  * so they are not guessed: what Converse cannot take is dropped and reported (contract §4.3 rule 1).
+ * Messages and Responses clients get these ranges through the generic wrappers.
  */
-const converseRanges: ParamTable = {
+export const bedrockParamsForChatClients: ParamTable = {
   temperature: { min: 0, max: 1 },
   top_p: { min: 0, max: 1 },
-};
-
-/** A chat client on a Bedrock route. */
-export const bedrockParamsForChatClients: ParamTable = {
-  ...converseRanges,
   // Converse answers one candidate per request.
   n: { min: 1, max: 1 },
   top_k: unsupported,
@@ -32,14 +28,4 @@ export const bedrockParamsForChatClients: ParamTable = {
   audio: unsupported,
   store: unsupported,
   user: unsupported,
-};
-
-/** A messages client on a Bedrock route (through chat). */
-export const bedrockParamsForMessagesClients: ParamTable = {
-  ...converseRanges,
-  top_k: unsupported,
-  thinking: unsupported,
-  service_tier: unsupported,
-  output_config: unsupported,
-  output_format: unsupported,
 };

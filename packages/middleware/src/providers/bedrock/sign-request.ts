@@ -14,7 +14,7 @@ export interface UnsignedCall {
   origin: string;
   path: string;
   headers: Readonly<Record<string, string>>;
-  body: unknown;
+  body: string;
 }
 
 /** The SigV4 signing name of Bedrock Runtime (its endpoints are `bedrock-runtime.<region>.amazonaws.com`). */
@@ -42,20 +42,18 @@ export function credentialsOf(provider: ProviderConfig, env: NodeJS.ProcessEnv =
 }
 
 /**
- * Serializes the body and signs the call with AWS Signature Version 4 (the well-kept `aws4` signer:
- * canonical request over method, path — each segment encoded again, as SigV4 asks of every service but
- * S3 —, signed headers and the body's SHA-256). The signature covers the exact bytes sent, so the body
- * is a string from here on. Signed per call: the date and the body are part of the signature.
+ * Signs the call with AWS Signature Version 4 (the well-kept `aws4` signer: canonical request over
+ * method, path — each segment encoded again, as SigV4 asks of every service but S3 —, signed headers
+ * and the body's SHA-256). Signed per call: the date and the body are part of the signature.
  *
  * @example
- * signBedrockCall({ origin: 'https://bedrock-runtime.us-east-1.amazonaws.com', path: '/model/m/converse', headers, body }, provider)
- * // → { headers: { …headers, Host, 'X-Amz-Date', Authorization: 'AWS4-HMAC-SHA256 Credential=…' }, body: '{…}' }
+ * signBedrockCall({ origin: 'https://bedrock-runtime.us-east-1.amazonaws.com', path: '/model/m/converse', headers, body: '{}' }, provider)
+ * // → { …headers, Host, 'X-Amz-Date', Authorization: 'AWS4-HMAC-SHA256 Credential=…' }
  */
-export function signBedrockCall(call: UnsignedCall, provider: ProviderConfig): { headers: Record<string, string>; body: string } {
-  const body = typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
-  const signed = aws4.sign({ host: new URL(call.origin).host, path: call.path, method: 'POST', service: SERVICE, region: regionOf(provider), headers: Object.assign({}, call.headers), body }, credentialsOf(provider));
+export function signBedrockCall(call: UnsignedCall, provider: ProviderConfig): Record<string, string> {
+  const signed = aws4.sign({ host: new URL(call.origin).host, path: call.path, method: 'POST', service: SERVICE, region: regionOf(provider), headers: Object.assign({}, call.headers), body: call.body }, credentialsOf(provider));
   // aws4 adds Content-Length as a number; undici wants header values as strings.
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(signed.headers ?? {})) headers[name] = String(value);
-  return { headers, body };
+  return headers;
 }
