@@ -33,25 +33,40 @@ const codec = new EventStreamCodec(
  * for await (const event of readEventStream(response.body, limits, secrets)) translator.push(event);
  */
 export async function* readEventStream(body: AsyncIterable<Uint8Array | string>, limits: SseLimits, secrets: readonly string[] = []): AsyncGenerator<BedrockEvent> {
-  let pending: Buffer = Buffer.alloc(0);
+  // The bytes of the message being received, joined once it is whole: a message trickled a byte at a
+  // time is not copied again on every byte.
+  const parts: Buffer[] = [];
+  let buffered = 0;
   let streamBytes = 0;
+  /** The length the message being received announced; 0 until its first four bytes came. */
+  let announced = 0;
   for await (const chunk of body) {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     streamBytes += bytes.length;
     if (streamBytes > limits.maxStreamBytes) throw answerTooLarge('a stream', limits.maxStreamBytes);
-    pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
-    while (pending.length >= 4) {
-      const length = pending.readUInt32BE(0);
-      if (length < MINIMUM_MESSAGE_BYTES) throw unreadableFrame(`a message length of ${length} bytes`);
-      if (length > limits.maxEventBytes) throw answerTooLarge('a stream event', limits.maxEventBytes);
-      if (pending.length < length) break;
-      const event = eventOf(decode(pending.subarray(0, length)), secrets);
-      pending = pending.subarray(length);
+    parts.push(bytes);
+    buffered += bytes.length;
+    for (;;) {
+      if (announced === 0) {
+        if (buffered < 4) break;
+        if (parts[0]!.length < 4) parts.splice(0, parts.length, Buffer.concat(parts, buffered));
+        announced = parts[0]!.readUInt32BE(0);
+        if (announced < MINIMUM_MESSAGE_BYTES) throw unreadableFrame(`a message length of ${announced} bytes`);
+        if (announced > limits.maxEventBytes) throw answerTooLarge('a stream event', limits.maxEventBytes);
+      }
+      if (buffered < announced) break;
+      const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, buffered);
+      const event = eventOf(decode(joined.subarray(0, announced)), secrets);
+      const rest = joined.subarray(announced);
+      parts.length = 0;
+      if (rest.length > 0) parts.push(rest);
+      buffered = rest.length;
+      announced = 0;
       if (event) yield event;
     }
   }
   // contract §6.1: a stream cut inside a message did not end normally, whatever came before.
-  if (pending.length > 0) throw unreadableFrame(`a truncated message (${pending.length} bytes after the last whole one)`);
+  if (buffered > 0) throw unreadableFrame(`a truncated message (${buffered} bytes after the last whole one)`);
 }
 
 function decode(frame: Buffer): Message {
