@@ -16,17 +16,17 @@ export const bedrockChatCodec: Codec = {
   outputLimitFields: ['max_tokens', 'max_completion_tokens'],
   upstreamPath: bedrockPath,
   request: (body) => chatToConverseRequest(body as ChatRequest),
-  response(upstream, target) {
-    const parsed = converseResponseSchema.safeParse(upstream);
-    // A 2xx body that is not a Converse answer is an unreadable answer, as one that is not JSON (upstream-client.ts).
-    if (!parsed.success) throw new UpstreamFailure(`Upstream Bedrock answer has an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`, {});
-    return { body: converseToChatResponse(parsed.data, target.alias), usage: seenUsageOfConverse(parsed.data.usage) };
-  },
-  stream(target, clientBody) {
-    const includeUsage = (clientBody.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-    return new BedrockChatTranslator(target.alias, includeUsage);
-  },
+  response: chatAnswerOf,
+  stream: (target, clientBody) => new BedrockChatTranslator(target.alias, (clientBody.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true),
 };
+
+/** A Converse answer, checked, as a chat completion and the usage to bill. */
+function chatAnswerOf(upstream: unknown, target: RouteTarget): { body: unknown; usage: SeenUsage } {
+  const parsed = converseResponseSchema.safeParse(upstream);
+  // A 2xx body that is not a Converse answer is an unreadable answer, as one that is not JSON (upstream-client.ts).
+  if (!parsed.success) throw new UpstreamFailure(`Upstream Bedrock answer has an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`, {});
+  return { body: converseToChatResponse(parsed.data, target.alias), usage: seenUsageOfConverse(parsed.data.usage) };
+}
 
 /**
  * `/model/{modelId}/converse`, or `/converse-stream` for streams. The model id is one path segment,

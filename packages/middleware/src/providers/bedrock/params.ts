@@ -1,6 +1,12 @@
 import { unsupported, type ParamTable } from '../../adapt/index.js';
 
 /**
+ * Chat fields no Converse request carries: sampling extras, log probabilities, structured output (no field
+ * common to Bedrock's models), and OpenAI's own service options.
+ */
+const notInConverse = ['top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'response_format', 'parallel_tool_calls', 'reasoning_effort', 'service_tier', 'prediction', 'modalities', 'audio', 'store', 'user'] as const;
+
+/**
  * Converse's `inferenceConfig` (maxTokens, temperature, topP, stopSequences) is all Bedrock takes for
  * every model; model-specific fields (`additionalModelRequestFields`, e.g. top_k) differ per model family,
  * so they are not guessed: what Converse cannot take is dropped and reported (contract §4.3 rule 1).
@@ -11,21 +17,5 @@ export const bedrockParamsForChatClients: ParamTable = {
   top_p: { min: 0, max: 1 },
   // Converse answers one candidate per request.
   n: { min: 1, max: 1 },
-  top_k: unsupported,
-  seed: unsupported,
-  presence_penalty: unsupported,
-  frequency_penalty: unsupported,
-  logit_bias: unsupported,
-  logprobs: unsupported,
-  top_logprobs: unsupported,
-  // Converse has no structured-output field common to its models.
-  response_format: unsupported,
-  parallel_tool_calls: unsupported,
-  reasoning_effort: unsupported,
-  service_tier: unsupported,
-  prediction: unsupported,
-  modalities: unsupported,
-  audio: unsupported,
-  store: unsupported,
-  user: unsupported,
+  ...Object.fromEntries(notInConverse.map((name) => [name, unsupported])),
 };
