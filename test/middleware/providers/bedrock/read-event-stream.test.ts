@@ -76,7 +76,7 @@ describe('readEventStream: the AWS event-stream framing of ConverseStream', () =
 
   it('refuses a message whose CRC does not match, as an unreadable stream (no status: transient before output)', async () => {
     const corrupt = Buffer.from(delta);
-    corrupt[corrupt.length - 6] ^= 0xff;
+    corrupt.writeUInt8(corrupt.readUInt8(corrupt.length - 6) ^ 0xff, corrupt.length - 6);
     const failure = await failureOf(chunks(start, corrupt));
     assert.equal(failure.details.status, undefined);
     assert.match(failure.message, /checksum/);
