@@ -7,6 +7,8 @@ import { FakeServer, countWords, echoReply, textOfMessages, type FakeContext } f
 /** The credentials the fake knows: a request signed with any other secret is refused like AWS refuses it. */
 export const FAKE_BEDROCK_CREDENTIALS = { accessKeyId: 'AKIAFAKEBEDROCK00001', secretAccessKey: 'fake/bedrock/secret/0123456789abcdefABCDEF' } as const;
 export const FAKE_BEDROCK_REGION = 'us-east-1';
+/** A Bedrock API key the fake accepts as a bearer token instead of a signature. */
+export const FAKE_BEDROCK_API_KEY = 'ABSKfakebedrockapikey0123456789abcdef';
 
 /** Error types by the status the fake's failNext is given, as Bedrock Runtime names them (x-amzn-errortype). */
 const errorTypes: Record<number, string> = {
@@ -43,7 +45,8 @@ let sequence = 0;
  * toolUse input), contentBlockStop, messageStop, metadata (usage, metrics); each payload padded with a `p`
  * field as AWS pads them. It VERIFIES every request's SigV4 signature against its known secret, computed
  * here independently of the gateway's signer (AWS's canonical-request algorithm): a wrong secret gets 403
- * `InvalidSignatureException`, an unknown key id 403 `UnrecognizedClientException`. Errors carry AWS's
+ * `InvalidSignatureException`, an unknown key id 403 `UnrecognizedClientException`; a bearer token must be
+ * FAKE_BEDROCK_API_KEY (Bedrock API keys). Errors carry AWS's
  * `{message}` body and `x-amzn-errortype` header.
  *
  * @example
@@ -80,7 +83,7 @@ export class FakeBedrock extends FakeServer {
 
 function route(ctx: FakeContext): void {
   const fake = ctx.fake as FakeBedrock;
-  const refusal = signatureProblem(ctx.req, ctx.raw);
+  const refusal = ctx.req.headers.authorization?.startsWith('Bearer ') ? apiKeyProblem(ctx.req.headers.authorization) : signatureProblem(ctx.req, ctx.raw);
   if (refusal) return fake.sendError(ctx.res, 403, refusal.message, refusal.type);
   // The model id is one path segment, percent-encoded by the client (`anthropic.claude-…-v1%3A0`).
   const match = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(ctx.url.pathname);
@@ -179,6 +182,11 @@ function faultBytes(fault: StreamFault, type: string, payload: Record<string, un
   if (fault.kind === 'truncated') return message.subarray(0, Math.floor(message.length / 2));
   message.writeUInt32BE(message.readUInt32BE(message.length - 4) ^ 0xffff, message.length - 4);
   return message;
+}
+
+/** Why AWS would refuse a Bedrock API key: any but the fake's. */
+function apiKeyProblem(authorization: string): { type: string; message: string } | undefined {
+  return authorization === `Bearer ${FAKE_BEDROCK_API_KEY}` ? undefined : { type: 'UnrecognizedClientException', message: 'Invalid API Key format: Must start with pre-defined prefix' };
 }
 
 /**

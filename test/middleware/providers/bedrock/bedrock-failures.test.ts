@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { countTokens } from '../../../../packages/middleware/src/tokenize/index.js';
-import { FAKE_BEDROCK_CREDENTIALS } from '../../../fakes/index.js';
+import { FAKE_BEDROCK_API_KEY, FAKE_BEDROCK_CREDENTIALS } from '../../../fakes/index.js';
 import { postJson, readSse } from '../../../support/gateway.js';
 import { TEST_KEY, startBedrockStack, type BedrockStack } from './bedrock-stack.js';
 
@@ -45,6 +45,18 @@ describe('Bedrock failures: signatures, in-stream exceptions and broken framing'
     assert.equal(response.status, 403);
     assert.deepEqual(response.body.error.type, 'api_error');
     assert.equal(response.body.type, 'error');
+  });
+
+  it('authenticates with a Bedrock API key as a bearer token instead of a signature; a wrong key is the upstream auth error', async () => {
+    stack = await startBedrockStack({ apiKey: FAKE_BEDROCK_API_KEY });
+    const ok = await postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'claude-bedrock', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    assert.equal(ok.status, 200);
+    assert.equal(stack.bedrock.requests.at(-1)!.headers.authorization, `Bearer ${FAKE_BEDROCK_API_KEY}`);
+    await stack.close();
+    stack = await startBedrockStack({ apiKey: 'ABSKnot-the-key-0123456789abcdef' });
+    const refused = await postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'claude-bedrock', messages: [{ role: 'user', content: 'hi' }] }, auth);
+    assert.deepEqual([refused.status, refused.body.error.type, refused.body.error.code], [403, 'api_error', 'UnrecognizedClientException']);
+    assert.doesNotMatch(refused.text, /ABSKnot-the-key/);
   });
 
   it('relays a throttlingException sent before any output as 429 after retrying it, a JSON error not a stream', async () => {

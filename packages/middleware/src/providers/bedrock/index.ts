@@ -22,9 +22,17 @@ export function bedrockBaseUrl(provider: ProviderConfig): string {
   return (provider.baseUrl ?? `https://bedrock-runtime.${regionOf(provider)}.amazonaws.com`).replace(/\/+$/, '');
 }
 
-/** JSON in, JSON or an event stream out, the configured extra headers, and a SigV4 signature over the exact body bytes. */
+/**
+ * JSON in, JSON or an event stream out, the configured extra headers, and the credentials: a Bedrock API key
+ * (`apiKey`, sent as a bearer token) when one is configured, else a SigV4 signature over the exact body bytes.
+ */
 function prepareBedrockRequest({ provider, path, body }: UpstreamRequest): PreparedRequest {
   const url = new URL(bedrockBaseUrl(provider) + path);
-  const call = { origin: url.origin, path: url.pathname + url.search, headers: Object.assign({ 'content-type': 'application/json', accept: 'application/json' }, provider.headers), body: JSON.stringify(body) };
+  const headers: Record<string, string> = Object.assign({ 'content-type': 'application/json', accept: 'application/json' }, provider.headers);
+  const call = { origin: url.origin, path: url.pathname + url.search, headers, body: JSON.stringify(body) };
+  if (provider.apiKey) {
+    headers.authorization = `Bearer ${provider.apiKey}`;
+    return call;
+  }
   return { origin: call.origin, path: call.path, headers: signBedrockCall(call, provider), body: call.body };
 }
