@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { StreamInterruptedError, TollgateClient } from '@tollgate/client';
+import { wireFamilies } from '@tollgate/wire-families';
+import { endsResponsesStream } from '../../packages/middleware/src/translate/index.js';
 import { ScriptedServer } from './scripted-server.js';
 
 const source = (path: string) => readFileSync(new URL(`../../packages/${path}`, import.meta.url), 'utf8');
@@ -14,8 +16,11 @@ describe('the normal end of each stream family, shared by server and client (con
   });
   afterEach(() => server.close());
 
-  it('is one definition: the client’s copy is the middleware’s, byte for byte', () => {
-    assert.equal(source('client/src/stream-ends.ts'), source('middleware/src/translate/stream-ends.ts'));
+  it('is one definition: the client and the middleware both read the @tollgate/wire-families table', () => {
+    assert.equal(endsResponsesStream, wireFamilies.responses.isNormalEnd);
+    assert.match(source('client/src/read-stream.ts'), /isNormalEnd: wireFamilies\.responses\.isNormalEnd/);
+    assert.equal(wireFamilies.responses.isNormalEnd({ type: 'response.incomplete' }), true);
+    assert.equal(wireFamilies.responses.isNormalEnd({ type: 'response.failed' }), false);
   });
 
   const event = (data: object) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { StreamInterruptedError } from './errors.js';
-import { endsChatStream, endsMessagesStream, endsResponsesStream } from './stream-ends.js';
+import { wireFamilies, type ChatStreamChunk, type MessagesStreamEvent, type ResponsesStreamEvent } from '@tollgate/wire-families';
 
 /**
  * Bytes → SSE events. A socket that breaks mid-stream surfaces as StreamInterruptedError carrying the
@@ -46,20 +46,21 @@ export async function* checkedStream<Event>(body: AsyncIterable<Uint8Array>, fam
   if (!ended) throw interrupted();
 }
 
-export const chatFamily: StreamFamily<{ choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[] }> = {
+// The family rules are the middleware's own (@tollgate/wire-families, contract §6.1): one definition.
+export const chatFamily: StreamFamily<ChatStreamChunk> = {
   parse: (event) => (event.data === '[DONE]' ? 'done' : JSON.parse(event.data)),
-  textOf: (chunk) => chunk.choices?.[0]?.delta?.content ?? '',
-  isNormalEnd: endsChatStream,
+  textOf: wireFamilies.chat.textOf,
+  isNormalEnd: wireFamilies.chat.isNormalEnd,
 };
 
-export const messagesFamily: StreamFamily<{ type: string; delta?: { type?: string; text?: string } }> = {
+export const messagesFamily: StreamFamily<MessagesStreamEvent & { type: string }> = {
   parse: (event) => JSON.parse(event.data),
-  textOf: (event) => (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' ? (event.delta.text ?? '') : ''),
-  isNormalEnd: endsMessagesStream,
+  textOf: wireFamilies.messages.textOf,
+  isNormalEnd: wireFamilies.messages.isNormalEnd,
 };
 
-export const responsesFamily: StreamFamily<{ type: string; delta?: string }> = {
+export const responsesFamily: StreamFamily<ResponsesStreamEvent & { type: string }> = {
   parse: (event) => JSON.parse(event.data),
-  textOf: (event) => (event.type === 'response.output_text.delta' ? (event.delta ?? '') : ''),
-  isNormalEnd: endsResponsesStream,
+  textOf: wireFamilies.responses.textOf,
+  isNormalEnd: wireFamilies.responses.isNormalEnd,
 };

@@ -8,6 +8,7 @@ import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
 import { codecFor, framingOf, parseErrorOf, prepareCall, type ClientProtocol, type Codec, type RouteTarget, type SeenUsage } from '../providers/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
+import { answerTextOf } from '../translate/index.js';
 import { UpstreamFailure, withRetries, type RelayLimit, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
@@ -265,7 +266,7 @@ function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): v
 
 async function relayJson(call: ModelCall, plan: RoutePlan, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
   const { body, usage } = plan.codec.response(answer.body, plan.target, plan.body);
-  meter.record(usage, usage.reported ? '' : outputTextOf(body), true);
+  meter.record(usage, usage.reported ? '' : answerTextOf(call.protocol, body), true);
   // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
   // already on this path), so its cost is known and told; a stream's is not (its headers went first).
   const charged = await meter.settle();
@@ -336,19 +337,6 @@ function toServiceError(error: unknown): ServiceError {
   if (error.unreachable) return new ServiceError('upstream_unreachable', error.message, { cause: error });
   // contract §2.3: relayed errors carry type api_error with the provider's own message and status.
   return new ServiceError('upstream_error', error.message, { status: error.details.status, code: error.details.code, upstreamBody: error.details.body, cause: error });
-}
-
-/** Plain text of a client-family response, for counting output tokens when the provider reported none. */
-function outputTextOf(body: unknown): string {
-  const chat = body as { choices?: { message?: { content?: string | null; tool_calls?: { function: { arguments: string } }[] } }[] };
-  if (Array.isArray(chat.choices)) {
-    const message = chat.choices[0]?.message;
-    return (message?.content ?? '') + (message?.tool_calls ?? []).map((c) => c.function.arguments).join('');
-  }
-  const responses = body as { object?: string; output?: { content?: { text?: string }[]; arguments?: string }[] };
-  if (responses.object === 'response') return (responses.output ?? []).map((item) => (item.content ?? []).map((c) => c.text ?? '').join('') + (item.arguments ?? '')).join('');
-  const messages = body as { content?: { text?: string; input?: unknown }[] };
-  return (messages.content ?? []).map((block) => block.text ?? JSON.stringify(block.input ?? '')).join('');
 }
 
 /**

@@ -11,6 +11,6 @@ export * from './responses-wire.js';
 export { responsesToChatRequest } from './responses-to-chat-request.js';
 export { chatToResponsesResponse, responseShell, responsesUsage } from './chat-to-responses-response.js';
 export { ChatToResponsesStream } from './chat-to-responses-stream.js';
-export { endsChatStream, endsMessagesStream, endsResponsesStream, normalEndEvents } from './stream-ends.js';
+export { endsChatStream, endsMessagesStream, endsResponsesStream, normalEndEvents, wireFamilies, answerTextOf } from '@tollgate/wire-families';
 export { chatCanTakeOutputConfig, chatCanTakeOutputFormat, hasObjectRoot, meetsStrictRules, messagesOutputFormat, responseFormatFromMessages, responseFormatFromResponsesText, structuredFormatOf, type StructuredFormat } from './structured-output.js';
 export { tokenCount, countOrNaN, sumOfCounts, checkedUsage, MAX_REPORTED_TOKENS, type UsageSeen } from './usage-report.js';

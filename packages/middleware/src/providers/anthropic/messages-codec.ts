@@ -1,4 +1,4 @@
-import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, endsMessagesStream, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
+import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, wireFamilies, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
 import { inputTokensOf } from './messages-to-chat-response.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
@@ -29,16 +29,14 @@ export class MessagesRelayStream implements StreamTranslator {
 
   push(event: { event?: string; data: string }): ClientEvent[] {
     const data = JSON.parse(event.data) as AnthropicEvent;
+    this.#text += wireFamilies.messages.generatedTextOf(data);
     if (data.type === 'message_start') {
       const message = data.message as MessagesResponse;
-      data.message = { ...message, model: this.alias };
+      message.model = this.alias;
       this.#usage = messagesUsage(message.usage ?? { input_tokens: 0, output_tokens: 0 });
-    } else if (data.type === 'content_block_delta') {
-      const delta = data.delta as { text?: string; partial_json?: string };
-      this.#text += delta.text ?? delta.partial_json ?? '';
     } else if (data.type === 'message_delta') {
       this.#usage = revisedUsage(this.#usage, data.usage as Partial<AnthropicUsage> | undefined);
-    } else if (endsMessagesStream(data)) {
+    } else if (wireFamilies.messages.isNormalEnd(data)) {
       this.#stopped = true;
     } else if (data.type === 'error') {
       // Anthropic reports mid-stream failures as an error event; Tollgate never invents or relays one.

@@ -1,5 +1,6 @@
-import { countOrNaN, endsChatStream, openaiCachedTokens, type ChatChunk, type ChatCompletion } from '../../translate/index.js';
+import { countOrNaN, openaiCachedTokens, wireFamilies, type ChatChunk, type ChatCompletion } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { StreamProgress } from '../stream-progress.js';
 import { openaiChatParams } from './params.js';
 
 /**
@@ -28,9 +29,7 @@ export const openaiChatCodec: Codec = {
 
 /** Relays chat chunks, renaming the model and holding back the usage chunk the client did not ask for. */
 export class ChatRelayStream implements StreamTranslator {
-  #finished = false;
-  #text = '';
-  #usage: SeenUsage = { inputTokens: 0, outputTokens: 0, reported: false };
+  readonly #progress = new StreamProgress(wireFamilies.chat, chatUsage);
 
   constructor(
     private readonly alias: string,
@@ -41,12 +40,7 @@ export class ChatRelayStream implements StreamTranslator {
     if (event.data === '[DONE]') return [];
     const chunk = JSON.parse(event.data) as ChatChunk;
     chunk.model = this.alias;
-    if (chunk.usage) this.#usage = chatUsage(chunk.usage);
-    for (const choice of chunk.choices ?? []) {
-      if (typeof choice.delta?.content === 'string') this.#text += choice.delta.content;
-      for (const call of choice.delta?.tool_calls ?? []) this.#text += call.function?.arguments ?? '';
-    }
-    if (endsChatStream(chunk)) this.#finished = true;
+    this.#progress.see(chunk);
     const isUsageOnly = (chunk.choices ?? []).length === 0 && chunk.usage;
     if (isUsageOnly && !this.wantsUsage) return [];
     if (!this.wantsUsage && chunk.usage !== undefined) delete chunk.usage;
@@ -54,16 +48,16 @@ export class ChatRelayStream implements StreamTranslator {
   }
 
   end(): ClientEvent[] {
-    if (!this.#finished) throw new IncompleteStream('upstream chat stream ended without a finish_reason');
+    if (!this.#progress.finished) throw new IncompleteStream('upstream chat stream ended without a finish_reason');
     return [{ data: '[DONE]' }];
   }
 
   usage(): SeenUsage {
-    return this.#usage;
+    return this.#progress.usage;
   }
 
   text(): string {
-    return this.#text;
+    return this.#progress.text;
   }
 }
 

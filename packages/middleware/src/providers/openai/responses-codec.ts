@@ -1,5 +1,6 @@
-import { countOrNaN, endsResponsesStream, openaiCachedTokens, type ResponsesEvent, type ResponsesResponse } from '../../translate/index.js';
+import { countOrNaN, openaiCachedTokens, wireFamilies, type ResponsesEvent, type ResponsesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { StreamProgress } from '../stream-progress.js';
 import { openaiResponsesParams } from './params.js';
 
 /**
@@ -24,36 +25,31 @@ export const openaiResponsesCodec: Codec = {
  * relays as events (DESIGN "Streaming": the stream ends abnormally instead).
  */
 export class ResponsesRelayStream implements StreamTranslator {
-  #finished = false;
-  #text = '';
-  #usage: SeenUsage = { inputTokens: 0, outputTokens: 0, reported: false };
+  readonly #progress = new StreamProgress(wireFamilies.responses, responsesSeenUsage);
 
   constructor(private readonly alias: string) {}
 
   push(event: { event?: string; data: string }): ClientEvent[] {
     const data = JSON.parse(event.data) as ResponsesEvent;
     if (data.type === 'error' || data.type === 'response.failed') throw new IncompleteStream(`upstream responses stream failed: ${event.data.slice(0, 500)}`);
+    this.#progress.see(data);
+    // Freshly parsed: renamed in place, no copy per event.
     const response = data.response as ResponsesResponse | undefined;
-    if (response) {
-      data.response = { ...response, model: this.alias };
-      if (response.usage) this.#usage = responsesSeenUsage(response.usage);
-    }
-    if (data.type === 'response.output_text.delta' || data.type === 'response.function_call_arguments.delta') this.#text += String(data.delta ?? '');
-    if (endsResponsesStream(data)) this.#finished = true;
+    if (response) response.model = this.alias;
     return [{ event: event.event ?? data.type, data }];
   }
 
   end(): ClientEvent[] {
-    if (!this.#finished) throw new IncompleteStream('upstream responses stream ended without response.completed');
+    if (!this.#progress.finished) throw new IncompleteStream('upstream responses stream ended without response.completed');
     return [];
   }
 
   usage(): SeenUsage {
-    return this.#usage;
+    return this.#progress.usage;
   }
 
   text(): string {
-    return this.#text;
+    return this.#progress.text;
   }
 }
 
