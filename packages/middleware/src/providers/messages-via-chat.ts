@@ -1,5 +1,5 @@
-import { unsupported, type ParamTable } from '../adapt/index.js';
-import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, type ChatCompletion, type MessagesRequest } from '../translate/index.js';
+import { keeps, unsupported, type ParamTable } from '../adapt/index.js';
+import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, responseFormatFromMessages, type ChatCompletion, type MessagesRequest } from '../translate/index.js';
 import { memoizedChatBody } from './chat-body-memo.js';
 import { ChatPivotStream } from './chat-pivot-stream.js';
 import type { Codec } from './codec.js';
@@ -8,9 +8,6 @@ import type { Codec } from './codec.js';
 const messagesOnly: ParamTable = {
   thinking: unsupported,
   service_tier: unsupported,
-  // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts).
-  output_config: { expressible: chatCanTakeOutputConfig },
-  output_format: { expressible: chatCanTakeOutputFormat },
 };
 
 const streamUsage = { include_usage: true };
@@ -27,6 +24,10 @@ export function messagesViaChat(chat: Codec): Codec {
   const chatBodyOf = memoizedChatBody((body: MessagesRequest, model) => messagesToChatRequest(body, model));
   const params: ParamTable = {
     ...messagesOnly,
+    // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts): kept
+    // only when the chat route can enforce that response_format (Bedrock's cannot), else dropped and reported.
+    output_config: { expressible: (config) => chatCanTakeOutputConfig(config) && responseFormatKeptBy(chat, { output_config: config }) },
+    output_format: { expressible: (format) => chatCanTakeOutputFormat(format) && responseFormatKeptBy(chat, { output_format: format }) },
     // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
     ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
     ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
@@ -49,4 +50,10 @@ export function messagesViaChat(chat: Codec): Codec {
       return new ChatPivotStream(chat.stream(target, chatBody), new ChatToMessagesStream(target.alias, { promptTokens }));
     },
   };
+}
+
+/** Whether the chat route keeps the response_format a messages request's structured output becomes (none: nothing to keep). */
+function responseFormatKeptBy(chat: Codec, request: Record<string, unknown>): boolean {
+  const responseFormat = responseFormatFromMessages(request);
+  return responseFormat === undefined || keeps(chat.params.response_format, responseFormat);
 }
