@@ -65,6 +65,16 @@ describe('Bedrock routes for Anthropic messages and OpenAI responses clients (th
     assert.deepEqual((stack.bedrock.requests.at(-1)!.body as { inferenceConfig: unknown }).inferenceConfig, { maxTokens: 50, temperature: 0.3 });
   });
 
+  it('drops and reports structured output Converse cannot enforce, for messages and responses clients alike', async () => {
+    const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
+    const messages = await postJson(`${stack.gateway.url}/v1/messages`, { model: 'claude-bedrock', max_tokens: 50, output_format: { type: 'json_schema', schema }, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': TEST_KEY });
+    assert.equal(messages.status, 200);
+    assert.equal(messages.headers.get('x-service-dropped-params'), 'output_format');
+    const responses = await postJson(`${stack.gateway.url}/v1/responses`, { model: 'claude-bedrock', input: 'hi', text: { format: { type: 'json_schema', name: 'a', schema } } }, { authorization: `Bearer ${TEST_KEY}` });
+    assert.equal(responses.status, 200);
+    assert.equal(responses.headers.get('x-service-dropped-params'), 'text');
+  });
+
   it('answers an OpenAI responses request through Converse, with usage and max_output_tokens as maxTokens', async () => {
     const response = await openai.responses.create({ model: 'claude-bedrock', input: 'hello responses', instructions: 'Be brief.', max_output_tokens: 77 });
     assert.equal(response.model, 'claude-bedrock');
