@@ -27,6 +27,13 @@ describe('Bedrock routes for chat completions clients (Converse / ConverseStream
     assert.equal(response.headers.get('x-upstream-request-id'), upstream.requestId);
   });
 
+  it("relays a model's text naming the endpoint's host as written (signing headers are not taken for secrets)", async () => {
+    const host = new URL(stack.bedrock.baseUrl).host;
+    stack.bedrock.reply({ text: `Call ${host} for details` });
+    const completion = await openai.chat.completions.create({ model: 'claude-bedrock', messages: [{ role: 'user', content: 'where?' }] });
+    assert.equal(completion.choices[0]!.message.content, `Call ${host} for details`);
+  });
+
   it('bills exactly the usage Bedrock reported, cache reads included in the prompt', async () => {
     stack.bedrock.reply({ text: 'one two three', cachedTokens: 2 });
     const completion = await openai.chat.completions.create({ model: 'claude-bedrock', messages: [{ role: 'user', content: 'count these five words please' }] });
