@@ -23,7 +23,7 @@ export interface MessagesWireUsage {
 
 export interface MessagesStreamEvent {
   type?: unknown;
-  message?: { usage?: MessagesWireUsage } | null;
+  message?: { usage?: MessagesWireUsage | null } | null;
   delta?: { type?: string; text?: string; partial_json?: string } | null;
   usage?: Partial<MessagesWireUsage> | null;
 }

@@ -1,16 +1,13 @@
 import { keeps, unsupported, type ParamTable } from '../adapt/index.js';
-import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, responseFormatFromMessages, type ChatCompletion, type MessagesRequest } from '../translate/index.js';
-import { memoizedChatBody } from './chat-body-memo.js';
-import { ChatPivotStream } from './chat-pivot-stream.js';
+import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, responseFormatFromMessages, type MessagesRequest } from '../translate/index.js';
 import type { Codec } from './codec.js';
+import { viaChat } from './via-chat.js';
 
 /** Messages features that have no chat equivalent; a translated route cannot take them (contract §4.3 rule 1). */
 const messagesOnly: ParamTable = {
   thinking: unsupported,
   service_tier: unsupported,
 };
-
-const streamUsage = { include_usage: true };
 
 /**
  * A Messages client on a route that is not Anthropic's: Messages → chat → the route's chat adapter, and its
@@ -21,35 +18,23 @@ const streamUsage = { include_usage: true };
  * messagesViaChat(geminiProvider.chat).request({ model: 'a', max_tokens: 9, messages }, target, {})
  */
 export function messagesViaChat(chat: Codec): Codec {
-  const chatBodyOf = memoizedChatBody((body: MessagesRequest, model) => messagesToChatRequest(body, model));
-  const params: ParamTable = {
-    ...messagesOnly,
-    // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts): kept
-    // only when the chat route can enforce that response_format (Bedrock's cannot), else dropped and reported.
-    output_config: { expressible: (config) => chatCanTakeOutputConfig(config) && responseFormatKeptBy(chat, { output_config: config }) },
-    output_format: { expressible: (format) => chatCanTakeOutputFormat(format) && responseFormatKeptBy(chat, { output_format: format }) },
-    // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
-    ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
-    ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
-    top_k: chat.params.top_k ?? unsupported,
-  };
-  return {
-    params,
+  return viaChat<MessagesRequest>(chat, {
+    params: {
+      ...messagesOnly,
+      // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts): kept
+      // only when the chat route can enforce that response_format (Bedrock's cannot), else dropped and reported.
+      output_config: { expressible: (config) => chatCanTakeOutputConfig(config) && responseFormatKeptBy(chat, { output_config: config }) },
+      output_format: { expressible: (format) => chatCanTakeOutputFormat(format) && responseFormatKeptBy(chat, { output_format: format }) },
+      // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
+      ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
+      ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
+      top_k: chat.params.top_k ?? unsupported,
+    },
     outputLimitFields: ['max_tokens'],
-    upstreamPath: (target, stream) => chat.upstreamPath(target, stream),
-    request: (body, target, headers) => chat.request(chatBodyOf(body as MessagesRequest, target.model), target, headers),
-    response(upstream, target, clientBody) {
-      const chatBody = clientBody ? chatBodyOf(clientBody as MessagesRequest, target.model) : undefined;
-      const { body, usage } = chat.response(upstream, target, chatBody);
-      return { body: chatToMessagesResponse(body as ChatCompletion, target.alias), usage };
-    },
-    stream(target, clientBody, promptTokens) {
-      // The chat layer is asked for the usage chunk: the closing message_delta carries usage.
-      const chatBody = chatBodyOf(clientBody as MessagesRequest, target.model);
-      chatBody.stream_options = streamUsage;
-      return new ChatPivotStream(chat.stream(target, chatBody), new ChatToMessagesStream(target.alias, { promptTokens }));
-    },
-  };
+    toChat: messagesToChatRequest,
+    fromChat: (completion, alias) => chatToMessagesResponse(completion, alias),
+    encoder: (alias, _clientBody, promptTokens) => new ChatToMessagesStream(alias, { promptTokens }),
+  });
 }
 
 /** Whether the chat route keeps the response_format a messages request's structured output becomes (none: nothing to keep). */

@@ -1,8 +1,7 @@
 import { keeps, unsupported, type ParamTable } from '../adapt/index.js';
-import { ChatToResponsesStream, chatToResponsesResponse, responseFormatFromResponsesText, responsesToChatRequest, type ChatCompletion, type ResponsesRequest } from '../translate/index.js';
-import { memoizedChatBody } from './chat-body-memo.js';
-import { ChatPivotStream } from './chat-pivot-stream.js';
+import { ChatToResponsesStream, chatToResponsesResponse, responseFormatFromResponsesText, responsesToChatRequest, type ResponsesRequest } from '../translate/index.js';
 import type { Codec } from './codec.js';
+import { viaChat } from './via-chat.js';
 
 /** Responses features that have no chat equivalent; a translated route cannot take them (contract §4.3 rule 1). */
 const responsesOnly: ParamTable = {
@@ -19,8 +18,6 @@ const responsesOnly: ParamTable = {
   max_tool_calls: unsupported,
 };
 
-const streamUsage = { include_usage: true };
-
 /** Request fields that keep their name from Responses to chat, so the chat codec's ranges apply to them. */
 const sharedNames = ['temperature', 'top_p', 'parallel_tool_calls', 'user'];
 
@@ -33,32 +30,19 @@ const sharedNames = ['temperature', 'top_p', 'parallel_tool_calls', 'user'];
  * responsesViaChat(anthropicProvider.chat) // what codecFor('responses', 'anthropic') serves
  */
 export function responsesViaChat(chat: Codec): Codec {
-  const chatBodyOf = memoizedChatBody((body: ResponsesRequest) => responsesToChatRequest(body));
-  const params: ParamTable = {
-    ...responsesOnly,
-    ...Object.fromEntries(sharedNames.flatMap((name) => (chat.params[name] ? [[name, chat.params[name]]] : []))),
-    // `text.format` becomes chat's `response_format`: kept exactly when the chat route can enforce that
-    // (contract §4.3 rule 1), judged before the body is translated, so the header names what the client sent.
-    text: { expressible: textFormatKeptBy(chat) },
-  };
-  return {
-    params,
+  return viaChat<ResponsesRequest>(chat, {
+    params: {
+      ...responsesOnly,
+      ...Object.fromEntries(sharedNames.flatMap((name) => (chat.params[name] ? [[name, chat.params[name]]] : []))),
+      // `text.format` becomes chat's `response_format`: kept exactly when the chat route can enforce that
+      // (contract §4.3 rule 1), judged before the body is translated, so the header names what the client sent.
+      text: { expressible: textFormatKeptBy(chat) },
+    },
     outputLimitFields: ['max_output_tokens'],
-    upstreamPath: (target, stream) => chat.upstreamPath(target, stream),
-    request: (body, target, headers) => chat.request(chatBodyOf(body as ResponsesRequest, target.model), target, headers),
-    response(upstream, target, clientBody) {
-      // The chat codec reads the chat request it answers (structured output is unwrapped from it).
-      const chatBody = clientBody ? chatBodyOf(clientBody as ResponsesRequest, target.model) : undefined;
-      const { body, usage } = chat.response(upstream, target, chatBody);
-      return { body: chatToResponsesResponse(body as ChatCompletion, target.alias, clientBody), usage };
-    },
-    stream(target, clientBody) {
-      // The chat layer is asked for the usage chunk: response.completed carries usage.
-      const chatBody = chatBodyOf(clientBody as ResponsesRequest, target.model);
-      chatBody.stream_options = streamUsage;
-      return new ChatPivotStream(chat.stream(target, chatBody), new ChatToResponsesStream(target.alias, clientBody));
-    },
-  };
+    toChat: (body) => responsesToChatRequest(body),
+    fromChat: chatToResponsesResponse,
+    encoder: (alias, clientBody) => new ChatToResponsesStream(alias, clientBody),
+  });
 }
 
 function textFormatKeptBy(chat: Codec): (text: unknown) => boolean {

@@ -1,4 +1,6 @@
 import { openaiCachedTokens, endsMessagesStream, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { decodeEvent } from '../decode-event.js';
+import { anthropicMessagesEvent } from '../upstream-events.js';
 import { chatToMessagesRequest } from './chat-to-messages-request.js';
 import { messagesToChatResponse } from './messages-to-chat-response.js';
 import { MessagesToChatStream } from './messages-to-chat-stream.js';
@@ -38,7 +40,7 @@ class MessagesToChatTranslator implements StreamTranslator {
   }
 
   push(event: { data: string }): ClientEvent[] {
-    const parsed = JSON.parse(event.data) as AnthropicEvent;
+    const parsed = decodeEvent(event.data, anthropicMessagesEvent);
     const data = this.#answer ? this.#answer.push(parsed) : parsed;
     if (data.type === 'message_start' || data.type === 'message_delta') this.#reported = true;
     if (endsMessagesStream(data)) this.#stopped = true;

@@ -1,4 +1,6 @@
 import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, wireFamilies, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
+import { decodeEvent } from '../decode-event.js';
+import { anthropicMessagesEvent } from '../upstream-events.js';
 import { inputTokensOf } from './messages-to-chat-response.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
@@ -28,12 +30,12 @@ export class MessagesRelayStream implements StreamTranslator {
   constructor(private readonly alias: string) {}
 
   push(event: { event?: string; data: string }): ClientEvent[] {
-    const data = JSON.parse(event.data) as AnthropicEvent;
+    const data = decodeEvent(event.data, anthropicMessagesEvent);
     this.#text += wireFamilies.messages.generatedTextOf(data);
     if (data.type === 'message_start') {
-      const message = data.message as MessagesResponse;
-      message.model = this.alias;
-      this.#usage = messagesUsage(message.usage ?? { input_tokens: 0, output_tokens: 0 });
+      // Freshly parsed: renamed in place.
+      if (data.message) data.message.model = this.alias;
+      this.#usage = messagesUsage(data.message?.usage ?? { input_tokens: 0, output_tokens: 0 });
     } else if (data.type === 'message_delta') {
       this.#usage = revisedUsage(this.#usage, data.usage as Partial<AnthropicUsage> | undefined);
     } else if (wireFamilies.messages.isNormalEnd(data)) {
@@ -60,7 +62,7 @@ export class MessagesRelayStream implements StreamTranslator {
 }
 
 /** Anthropic's usage as metered: every prompt token in `inputTokens` (cache reads and writes too), those two apart as well. */
-export function messagesUsage(usage: MessagesResponse['usage'] | undefined): SeenUsage {
+export function messagesUsage(usage: Partial<AnthropicUsage> | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
   return { inputTokens: inputTokensOf(usage), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true, cachedInputTokens: anthropicCacheReadTokens(usage), cacheWriteTokens: anthropicCacheWriteTokens(usage) };
 }

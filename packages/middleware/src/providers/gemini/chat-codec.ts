@@ -1,6 +1,8 @@
 import { countOrNaN, geminiCachedTokens, openaiCachedTokens, sumOfCounts, type ChatRequest } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { decodeEvent } from '../decode-event.js';
 import { chatToGeminiRequest } from './chat-to-gemini-request.js';
+import { geminiStreamEvent } from './gemini-events.js';
 import type { GeminiResponse } from './gemini-wire.js';
 import { geminiToChatResponse } from './gemini-to-chat-response.js';
 import { GeminiToChatStream } from './gemini-to-chat-stream.js';
@@ -46,7 +48,7 @@ export class GeminiChatTranslator implements StreamTranslator {
   }
 
   push(event: { data: string }): ClientEvent[] {
-    return this.#translate.push(JSON.parse(event.data) as GeminiResponse).map((chunk) => ({ data: chunk }));
+    return this.#translate.push(decodeEvent(event.data, geminiStreamEvent)).map((chunk) => ({ data: chunk }));
   }
 
   end(): ClientEvent[] {

@@ -1,6 +1,8 @@
 import { countOrNaN, openaiCachedTokens, wireFamilies, type ChatChunk, type ChatCompletion } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { decodeEvent } from '../decode-event.js';
 import { StreamProgress } from '../stream-progress.js';
+import { openaiChatChunk } from '../upstream-events.js';
 import { openaiChatParams } from './params.js';
 
 /**
@@ -38,7 +40,7 @@ export class ChatRelayStream implements StreamTranslator {
 
   push(event: { data: string }): ClientEvent[] {
     if (event.data === '[DONE]') return [];
-    const chunk = JSON.parse(event.data) as ChatChunk;
+    const chunk = decodeEvent(event.data, openaiChatChunk);
     chunk.model = this.alias;
     this.#progress.see(chunk);
     const isUsageOnly = (chunk.choices ?? []).length === 0 && chunk.usage;

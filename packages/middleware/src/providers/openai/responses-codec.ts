@@ -1,6 +1,8 @@
 import { countOrNaN, openaiCachedTokens, wireFamilies, type ResponsesEvent, type ResponsesResponse } from '../../translate/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { decodeEvent } from '../decode-event.js';
 import { StreamProgress } from '../stream-progress.js';
+import { openaiResponsesEvent } from '../upstream-events.js';
 import { openaiResponsesParams } from './params.js';
 
 /**
@@ -30,7 +32,7 @@ export class ResponsesRelayStream implements StreamTranslator {
   constructor(private readonly alias: string) {}
 
   push(event: { event?: string; data: string }): ClientEvent[] {
-    const data = JSON.parse(event.data) as ResponsesEvent;
+    const data = decodeEvent(event.data, openaiResponsesEvent);
     if (data.type === 'error' || data.type === 'response.failed') throw new IncompleteStream(`upstream responses stream failed: ${event.data.slice(0, 500)}`);
     this.#progress.see(data);
     // Freshly parsed: renamed in place, no copy per event.
