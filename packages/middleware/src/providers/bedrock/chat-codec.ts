@@ -3,7 +3,8 @@ import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type 
 import { chatToConverseRequest } from './chat-to-converse-request.js';
 import { converseResponseSchema } from './converse-wire.js';
 import { converseToChatResponse, seenUsageOfConverse } from './converse-to-chat-response.js';
-import { ConverseToChatStream, type FramedEvent } from './converse-stream-to-chat.js';
+import { ConverseToChatStream } from './converse-stream-to-chat.js';
+import type { UpstreamEvent } from '../provider-definition.js';
 import { bedrockParamsForChatClients } from './params.js';
 import { UpstreamFailure } from '../../upstream/index.js';
 
@@ -44,7 +45,7 @@ class BedrockChatTranslator implements StreamTranslator {
     this.#translate = new ConverseToChatStream(alias, { includeUsage });
   }
 
-  push(event: FramedEvent): ClientEvent[] {
+  push(event: UpstreamEvent): ClientEvent[] {
     return this.#translate.push(event).map((chunk) => ({ data: chunk }));
   }
 

@@ -1,33 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatChunk, ChatChunkDelta, ChatUsage } from '../../translate/index.js';
-import { IncompleteStream } from '../codec.js';
-import { converseStreamEventSchemas, type ConverseStreamEvent, type ConverseUsage } from './converse-wire.js';
+import { decodeEvent, type EventShape } from '../decode-event.js';
+import type { UpstreamEvent } from '../provider-definition.js';
+import { converseEventShapes, type ConverseStreamEvent } from './converse-events.js';
+import type { ConverseUsage } from './converse-wire.js';
 import { chatUsageOfConverse } from './converse-to-chat-response.js';
 import { finishReasonFromConverse } from './map-stop-reason.js';
 
-/** A ConverseStream event as the framing layer decoded it (read-event-stream.ts). */
-export interface FramedEvent {
-  event?: string;
-  data: string;
-}
-
 /**
- * One ConverseStream event checked against its schema; undefined for an event type Tollgate does not
- * read (Bedrock may add some). A payload that is not its type's shape ends the stream as failed.
+ * One ConverseStream event checked against its type's shape (converse-events.ts); undefined for an event
+ * type Tollgate does not read (Bedrock may add some). A payload that is not its type's shape ends the
+ * stream as failed (decodeEvent).
  */
-export function checkedConverseEvent(framed: FramedEvent): ConverseStreamEvent | undefined {
-  const type = framed.event as keyof typeof converseStreamEventSchemas | undefined;
-  const schema = type !== undefined && Object.hasOwn(converseStreamEventSchemas, type) ? converseStreamEventSchemas[type] : undefined;
-  if (!schema || !type) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(framed.data);
-  } catch {
-    throw new IncompleteStream(`upstream Bedrock ${type} event is not JSON`);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new IncompleteStream(`upstream Bedrock ${type} event has an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`);
-  return { type, payload: parsed.data } as ConverseStreamEvent;
+export function checkedConverseEvent(framed: UpstreamEvent): ConverseStreamEvent | undefined {
+  const type = framed.event;
+  if (type === undefined || !Object.hasOwn(converseEventShapes, type)) return undefined;
+  const shape: EventShape<unknown> = converseEventShapes[type as keyof typeof converseEventShapes];
+  return { type, payload: decodeEvent(framed.data, shape) } as ConverseStreamEvent;
 }
 
 /**
@@ -59,7 +48,7 @@ export class ConverseToChatStream {
     private readonly options: { includeUsage: boolean },
   ) {}
 
-  push(framed: FramedEvent): ChatChunk[] {
+  push(framed: UpstreamEvent): ChatChunk[] {
     const event = checkedConverseEvent(framed);
     if (!event) return [];
     switch (event.type) {

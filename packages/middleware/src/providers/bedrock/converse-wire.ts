@@ -3,8 +3,8 @@ import { z } from 'zod';
 /**
  * The slices of Bedrock Runtime's Converse and ConverseStream APIs that Tollgate writes and reads
  * (AWS API reference, bedrock-runtime 2023-09-30; shapes as in aws-sdk-js-v3's client-bedrock-runtime).
- * Requests are written by Tollgate, so they are plain types; answers and stream events are checked by
- * the schemas below at the boundary and their types inferred. Token counts stay `unknown` here: the
+ * Requests are written by Tollgate, so they are plain types; an answer is checked by the schema below at
+ * the boundary and its type inferred (stream events: converse-events.ts). Token counts stay `unknown` here: the
  * usage check (translate/usage-report.ts) judges them, so a bad count is logged and tokenized, not a 500.
  */
 export type ConverseContentBlock =
@@ -31,7 +31,8 @@ export interface ConverseRequest {
   toolConfig?: { tools: ConverseToolSpec[]; toolChoice?: ConverseToolChoice };
 }
 
-const usage = z.object({
+/** Exported for the stream events' schemas (converse-events.ts). */
+export const converseUsageSchema = z.looseObject({
   inputTokens: z.unknown(),
   outputTokens: z.unknown(),
   totalTokens: z.unknown().optional(),
@@ -39,7 +40,7 @@ const usage = z.object({
   cacheWriteInputTokens: z.unknown().optional(),
 });
 
-export type ConverseUsage = z.infer<typeof usage>;
+export type ConverseUsage = z.infer<typeof converseUsageSchema>;
 
 const answerBlock = z.object({
   text: z.string().optional(),
@@ -50,23 +51,7 @@ const answerBlock = z.object({
 export const converseResponseSchema = z.object({
   output: z.object({ message: z.object({ role: z.literal('assistant'), content: z.array(answerBlock) }) }),
   stopReason: z.string(),
-  usage: usage.optional(),
+  usage: converseUsageSchema.optional(),
 });
 
 export type ConverseResponse = z.infer<typeof converseResponseSchema>;
-
-/** ConverseStream's events by their `:event-type` header; each message's payload is one of these. */
-export const converseStreamEventSchemas = {
-  messageStart: z.object({ role: z.string() }),
-  contentBlockStart: z.object({ contentBlockIndex: z.number().int().nonnegative(), start: z.object({ toolUse: z.object({ toolUseId: z.string(), name: z.string() }).optional() }) }),
-  contentBlockDelta: z.object({
-    contentBlockIndex: z.number().int().nonnegative(),
-    delta: z.object({ text: z.string().optional(), toolUse: z.object({ input: z.string() }).optional() }),
-  }),
-  contentBlockStop: z.object({ contentBlockIndex: z.number().int().nonnegative() }),
-  messageStop: z.object({ stopReason: z.string() }),
-  metadata: z.object({ usage: usage.optional(), metrics: z.object({ latencyMs: z.number() }).optional() }),
-} as const;
-
-/** One checked ConverseStream event, discriminated by its type. */
-export type ConverseStreamEvent = { [Type in keyof typeof converseStreamEventSchemas]: { type: Type; payload: z.infer<(typeof converseStreamEventSchemas)[Type]> } }[keyof typeof converseStreamEventSchemas];
