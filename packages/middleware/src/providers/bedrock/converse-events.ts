@@ -27,49 +27,32 @@ const contentBlockStop = z.looseObject({ contentBlockIndex: blockIndex });
 const messageStop = z.looseObject({ stopReason: z.string() });
 const metadata = z.looseObject({ usage: converseUsageSchema.optional() });
 
-type Infer<Schema extends z.ZodType> = z.infer<Schema>;
+/** An event's shape: its schema, and a guard over the same fields of a JSON object. */
+function shapeOf<Schema extends z.ZodType>(type: string, schema: Schema, fieldsHold: (value: Record<string, unknown>) => boolean): EventShape<z.infer<Schema>> {
+  return { name: `ConverseStream ${type}`, schema: schema as z.ZodType<z.infer<Schema>>, is: (value): value is z.infer<Schema> => isObject(value) && fieldsHold(value) };
+}
+
+function startsBlock(value: Record<string, unknown>): boolean {
+  if (!isBlockIndex(value.contentBlockIndex) || !isObject(value.start)) return false;
+  const toolUse = value.start.toolUse;
+  return toolUse === undefined || (isObject(toolUse) && typeof toolUse.toolUseId === 'string' && typeof toolUse.name === 'string');
+}
+
+function carriesDelta(value: Record<string, unknown>): boolean {
+  if (!isBlockIndex(value.contentBlockIndex) || !isObject(value.delta)) return false;
+  const toolUse = value.delta.toolUse;
+  return isOptionalStringField(value.delta.text) && (toolUse === undefined || (isObject(toolUse) && typeof toolUse.input === 'string'));
+}
 
 /** The events the translator reads, by type: each one's shape (name, schema, guard). */
 export const converseEventShapes = {
-  messageStart: {
-    name: 'ConverseStream messageStart',
-    schema: messageStart,
-    is: (value): value is Infer<typeof messageStart> => isObject(value) && typeof value.role === 'string',
-  } satisfies EventShape<Infer<typeof messageStart>>,
-  contentBlockStart: {
-    name: 'ConverseStream contentBlockStart',
-    schema: contentBlockStart,
-    is: (value): value is Infer<typeof contentBlockStart> => {
-      if (!isObject(value) || !isBlockIndex(value.contentBlockIndex) || !isObject(value.start)) return false;
-      const toolUse = value.start.toolUse;
-      return toolUse === undefined || (isObject(toolUse) && typeof toolUse.toolUseId === 'string' && typeof toolUse.name === 'string');
-    },
-  } satisfies EventShape<Infer<typeof contentBlockStart>>,
-  contentBlockDelta: {
-    name: 'ConverseStream contentBlockDelta',
-    schema: contentBlockDelta,
-    is: (value): value is Infer<typeof contentBlockDelta> => {
-      if (!isObject(value) || !isBlockIndex(value.contentBlockIndex) || !isObject(value.delta)) return false;
-      const toolUse = value.delta.toolUse;
-      return isOptionalStringField(value.delta.text) && (toolUse === undefined || (isObject(toolUse) && typeof toolUse.input === 'string'));
-    },
-  } satisfies EventShape<Infer<typeof contentBlockDelta>>,
-  contentBlockStop: {
-    name: 'ConverseStream contentBlockStop',
-    schema: contentBlockStop,
-    is: (value): value is Infer<typeof contentBlockStop> => isObject(value) && isBlockIndex(value.contentBlockIndex),
-  } satisfies EventShape<Infer<typeof contentBlockStop>>,
-  messageStop: {
-    name: 'ConverseStream messageStop',
-    schema: messageStop,
-    is: (value): value is Infer<typeof messageStop> => isObject(value) && typeof value.stopReason === 'string',
-  } satisfies EventShape<Infer<typeof messageStop>>,
-  metadata: {
-    name: 'ConverseStream metadata',
-    schema: metadata,
-    is: (value): value is Infer<typeof metadata> => isObject(value) && value.usage !== null && isOptionalObject(value.usage),
-  } satisfies EventShape<Infer<typeof metadata>>,
+  messageStart: shapeOf('messageStart', messageStart, (value) => typeof value.role === 'string'),
+  contentBlockStart: shapeOf('contentBlockStart', contentBlockStart, startsBlock),
+  contentBlockDelta: shapeOf('contentBlockDelta', contentBlockDelta, carriesDelta),
+  contentBlockStop: shapeOf('contentBlockStop', contentBlockStop, (value) => isBlockIndex(value.contentBlockIndex)),
+  messageStop: shapeOf('messageStop', messageStop, (value) => typeof value.stopReason === 'string'),
+  metadata: shapeOf('metadata', metadata, (value) => value.usage !== null && isOptionalObject(value.usage)),
 };
 
 /** One checked ConverseStream event, discriminated by its type. */
-export type ConverseStreamEvent = { [Type in keyof typeof converseEventShapes]: { type: Type; payload: Infer<(typeof converseEventShapes)[Type]['schema']> } }[keyof typeof converseEventShapes];
+export type ConverseStreamEvent = { [Type in keyof typeof converseEventShapes]: { type: Type; payload: (typeof converseEventShapes)[Type] extends EventShape<infer Event> ? Event : never } }[keyof typeof converseEventShapes];
