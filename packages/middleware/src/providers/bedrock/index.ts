@@ -9,6 +9,7 @@ import { regionOf, signBedrockCall } from './sign-request.js';
 /** AWS Bedrock Runtime: chat through Converse / ConverseStream; Messages and Responses through the generic wrappers. */
 export const bedrockProvider: ProviderDefinition<'bedrock'> = {
   kind: 'bedrock',
+  // The endpoint is regional: prepare picks the provider's (bedrockBaseUrl); this is the default region's.
   defaultBaseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
   prepare: prepareBedrockRequest,
   parseError: parseBedrockError,
