@@ -1,6 +1,6 @@
 import type { ParsedConfig, ResolvedConfig } from './config/index.js';
 import { KeyRing } from './auth/index.js';
-import { SqlService, ungrantedWarning } from './sql/index.js';
+import { SqlService, ungrantedWarning, type SqlServiceOptions } from './sql/index.js';
 import { createPolicy, type AdminOperations, type Policy } from './policy/index.js';
 import { Gateway } from './gateway.js';
 import type { Clock } from './runtime-clock.js';
@@ -15,6 +15,8 @@ export interface RuntimeOptions {
   baseDir: string;
   logger: Logger;
   sqlAssets?: SqlAssets;
+  /** Metrics hooks of the file databases' journals, when metrics are on. */
+  journalHooks?: SqlServiceOptions['journalHooks'];
 }
 
 /** Paths a bundling host gives for sql.js's wasm and the SQL worker script. */
@@ -52,7 +54,7 @@ export class Runtime {
       const warning = ungrantedWarning(this.config);
       if (warning) this.options.logger.info(warning);
     }
-    this.#sql ??= SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets });
+    this.#sql ??= SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets, journalHooks: this.options.journalHooks });
     return this.#sql;
   }
 

@@ -8,6 +8,7 @@ import type { AdminOperations } from './policy/index.js';
 import { consoleLogger, type Logger } from './logger.js';
 import { Observer, redactingLogger, secretsOf, serveMetrics, type RequestObservation } from './observe/index.js';
 import { Runtime, type SqlAssets } from './runtime.js';
+import { consoleLedgerDirectory, OperatorConsole } from './console/index.js';
 import { systemClock, type Clock } from './runtime-clock.js';
 
 export interface TollgateOptions {
@@ -63,12 +64,19 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   const metricsConfig = parsed.config.metrics;
   let runtime: Runtime | undefined;
   const getRuntime = () =>
-    (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets }));
+    (runtime ??= new Runtime(parsed, { env: options.env ?? process.env, clock: options.clock ?? systemClock, baseDir: options.baseDir ?? process.cwd(), logger, sqlAssets: options.sqlAssets, journalHooks: observer?.metrics?.journalHooks.bind(observer.metrics) }));
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
+  const operatorConsole = parsed.config.console
+    ? new OperatorConsole(parsed.config.console, { admin: () => getRuntime().admin(), keys: () => getRuntime().keyRing(), ledgerDir: consoleLedgerDirectory(parsed.config, options.baseDir ?? process.cwd()), clock: options.clock ?? systemClock })
+    : undefined;
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
     if (metricsConfig && observer?.metrics && isPath(req.url, metricsConfig.path)) {
       await serveMetrics(req, res, metricsConfig, observer.metrics).catch((error: unknown) => respondWithError(res, ServiceError.from(error), 'openai'));
+      return true;
+    }
+    if (operatorConsole?.serves(req.url)) {
+      await operatorConsole.serve(req, res).catch((error: unknown) => respondWithError(res, ServiceError.from(error), 'openai', unreadBodyHeaders(req)));
       return true;
     }
     const match = matchRoute(routes, req.method, req.url);

@@ -2,8 +2,8 @@ import { createHmac, hash, randomBytes, randomUUID } from 'node:crypto';
 import type { KeyConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 
-/** `sql:read`: the SQL endpoint, statements that cannot write only. */
-export type Scope = 'models' | 'sql' | 'sql:read';
+/** `sql:read`: the SQL endpoint, statements that cannot write only. `admin`: the console, for the key's organization. */
+export type Scope = 'models' | 'sql' | 'sql:read' | 'admin';
 
 /** Who a request is, once its key checked out. */
 export interface Principal {

@@ -36,7 +36,8 @@ const keyEntry = z
     id: z.string().min(1).optional(),
     org: organizationName,
     /** `sql:read` reaches the SQL endpoint for statements that cannot write (README "Databases and organizations"). */
-    scopes: z.array(z.enum(['models', 'sql', 'sql:read'])).default(['models', 'sql']),
+    /** `admin` opens the console (README "Console") for the key's organization; it never reaches the model or SQL endpoints by itself. */
+    scopes: z.array(z.enum(['models', 'sql', 'sql:read', 'admin'])).default(['models', 'sql']),
     /** The key's own limits, checked after its organization's (README "Per-key limits and budgets"). */
     limits: limits.optional(),
     /** The key's spend per calendar period (UTC), in USD. */
@@ -249,6 +250,18 @@ const metrics = z
   .strict();
 
 /**
+ * The operator's console (README "Console"): opt-in, served under `path`; sessions of admin keys live at
+ * most `sessionMinutes`, and at most `maxSessions` are held (the oldest is dropped), so state stays bounded.
+ */
+const consoleOption = z
+  .object({
+    path: z.string().regex(/^\/[A-Za-z0-9/_.-]*[A-Za-z0-9_.-]$/, 'a path starting with / and not ending with /').default('/console'),
+    sessionMinutes: z.number().int().positive().max(24 * 60).default(60),
+    maxSessions: z.number().int().positive().max(100_000).default(1_000),
+  })
+  .strict();
+
+/**
  * The configuration of `tollgate(config)` and of a JSON config file (DESIGN "Configuration").
  * Types are inferred from this schema; nothing past `parseConfig` sees an unvalidated value.
  */
@@ -279,6 +292,8 @@ export const configSchema = z
     tracing: z.boolean().default(false),
     /** Idempotency-Key records (README "Idempotency keys"): the memory store's bounds, and the largest answer kept. */
     idempotency: idempotency.default(idempotencyDefaults),
+    /** Opt-in operator's console for admin keys (README "Console"); absent, nothing is served there. */
+    console: consoleOption.optional(),
   })
   .strict();
 
@@ -293,3 +308,4 @@ export type SqlConfig = ResolvedConfig['sql'];
 export type StoreConfig = ResolvedConfig['store'];
 export type RelayConfig = ResolvedConfig['relay'];
 export type MetricsConfig = NonNullable<ResolvedConfig['metrics']>;
+export type ConsoleConfig = NonNullable<ResolvedConfig['console']>;

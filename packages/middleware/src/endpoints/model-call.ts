@@ -88,6 +88,7 @@ function observeSettlement(call: ModelCall, usage: Usage): void {
   observation.metrics?.slotReleased(call.principal.org);
   observation.inputTokens = usage.inputTokens;
   observation.outputTokens = usage.outputTokens;
+  observation.cachedInputTokens = usage.cachedInputTokens ?? 0;
   observation.costMicros = costMicros(usage, call.model.config.price);
   observation.step('settled');
 }

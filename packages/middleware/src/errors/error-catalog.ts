@@ -40,6 +40,8 @@ export const errorCatalog = {
   idempotency_key_in_use: { status: 409, code: 'idempotency_key_in_use', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: true },
   idempotency_key_reused: { status: 422, code: 'idempotency_key_reused', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: false },
   idempotency_answer_not_kept: { status: 409, code: 'idempotency_answer_not_kept', reason: null, openaiType: 'invalid_request_error', anthropicType: 'invalid_request_error', retry: false },
+  // The console (README "Console"): a session that may not do this (another organization, a missing or wrong CSRF token).
+  forbidden: { status: 403, code: 'forbidden', reason: null, openaiType: 'permission_error', anthropicType: 'permission_error', retry: false },
 } as const satisfies Record<string, CatalogEntry>;
 
 export interface CatalogEntry {

@@ -23,6 +23,8 @@ export class RequestObservation {
   failovers = 0;
   inputTokens = 0;
   outputTokens = 0;
+  /** The part of `inputTokens` read from the provider's prompt cache. */
+  cachedInputTokens = 0;
   costMicros = 0;
   /** Milliseconds from the request's start to its first response byte; -1 when none was sent. */
   firstByteMs = -1;

@@ -57,7 +57,7 @@ export class AccessGrants {
  * ungrantedWarning(config) // 'SQL databases main have no "access" …'
  */
 export function ungrantedWarning(config: ResolvedConfig): string | undefined {
-  const organizations = new Set(config.keys.filter((key) => key.scopes.some((scope) => scope !== 'models')).map((key) => key.org));
+  const organizations = new Set(config.keys.filter((key) => key.scopes.some((scope) => scope === 'sql' || scope === 'sql:read')).map((key) => key.org));
   const open = new AccessGrants(config.sql.databases).ungranted();
   if (!config.sql.auth || organizations.size < 2 || open.length === 0) return undefined;
   return `SQL database${open.length > 1 ? 's' : ''} ${open.join(', ')} ha${open.length > 1 ? 've' : 's'} no "access" grant, so keys of every organization (${[...organizations].join(', ')}) may read and write ${open.length > 1 ? 'them' : 'it'}; grant each database to its organizations in sql.databases.<name>.access`;

@@ -1,4 +1,4 @@
-export { SqlService } from './sql-service.js';
+export { SqlService, type SqlServiceOptions } from './sql-service.js';
 export { scanPlaceholders } from './scan-placeholders.js';
 export { ungrantedWarning, type SqlCaller } from './access-grants.js';
 export type { ColumnType, StorageClass } from './column-types.js';

@@ -16,6 +16,10 @@ export interface PageJournalOptions {
   /** A segment past this size is closed and checkpointed into the base in the background. */
   segmentBytes: number;
   onEvent?: (event: JournalEvent) => void;
+  /** Read-only metrics hooks (README "Operating"): the commits each group wrote and the segment's size after it. */
+  onGroupCommit?: (commits: number, segmentBytes: number) => void;
+  /** A segment's size as it was folded into the base. */
+  onCheckpoint?: (segmentBytes: number) => void;
 }
 
 interface Waiter {
@@ -49,6 +53,7 @@ export class PageJournal {
   #lsn: number;
   #pending = new PageSet();
   #pendingWaiters: Waiter[] = [];
+  #pendingCommits = 0;
   #inflightWaiters: Waiter[] | undefined;
   #loop: Promise<void> | undefined;
   #checkpoint: Promise<void> | undefined;
@@ -90,6 +95,7 @@ export class PageJournal {
   commit(ops: Iterable<PageOp>, sizeAfter: number): Promise<void> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     this.#pending.addAll(ops, sizeAfter);
+    this.#pendingCommits++;
     return this.#wait();
   }
 
@@ -109,10 +115,15 @@ export class PageJournal {
     while (this.#pendingWaiters.length > 0) {
       const group = this.#pending;
       const waiters = (this.#inflightWaiters = this.#pendingWaiters);
+      const commits = this.#pendingCommits;
       this.#pending = new PageSet();
       this.#pendingWaiters = [];
+      this.#pendingCommits = 0;
       try {
-        if (group.size > 0) await this.#append(group);
+        if (group.size > 0) {
+          await this.#append(group);
+          this.options.onGroupCommit?.(commits, this.#segment.bytes);
+        }
       } catch (error) {
         // The record may be half on disk: nothing after it may be acknowledged in this segment.
         this.#failure = error;
@@ -156,6 +167,7 @@ export class PageJournal {
 
   async #checkpointSegment(segment: OpenSegment): Promise<void> {
     this.options.onEvent?.('checkpoint-start');
+    this.options.onCheckpoint?.(segment.bytes);
     await segment.handle.close();
     if (segment.pages.size > 0) await checkpointInto(this.file, segment.pages, () => this.options.onEvent?.('checkpoint-write'));
     await unlink(segment.path);

@@ -8,7 +8,7 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { AccessGrants, type SqlCaller } from './access-grants.js';
 import { JournaledFileStore } from './journaled-file-store.js';
 import { MemoryStore } from './memory-store.js';
-import type { JournalEvent } from './page-journal.js';
+import type { JournalEvent, PageJournalOptions } from './page-journal.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { SqlDatabase } from './sql-database.js';
 import type { SqlEngine } from './sql-engine.js';
@@ -24,6 +24,8 @@ export interface SqlServiceOptions {
   workerUrl?: URL;
   /** Crash tests mark their kills with the journal's moments (checkpoints, boot recovery). */
   onJournalEvent?: (event: JournalEvent) => void;
+  /** Metrics hooks of a file database's journal, by database name (README "Operating"). */
+  journalHooks?: (database: string) => Pick<PageJournalOptions, 'onGroupCommit' | 'onCheckpoint'>;
   /** Schedules the retry of a failed boot; tests inject a clock. */
   scheduleRetry?: (retry: () => void, delayMs: number) => () => void;
 }
@@ -52,7 +54,7 @@ export class SqlService {
         if (db.kind === 'postgres') return [name, new PostgresDatabase({ name, url: db.url, poolMax: db.pool.max, timeoutMs: config.timeoutMs, maxRows: config.maxRows })];
         const file = db.file ? resolve(options.baseDir, db.file) : undefined;
         if (file) ensurePrivateDir(dirname(file));
-        const store = file ? new JournaledFileStore(file, { segmentBytes: config.journalSegmentBytes, onEvent: options.onJournalEvent }) : new MemoryStore();
+        const store = file ? new JournaledFileStore(file, { segmentBytes: config.journalSegmentBytes, onEvent: options.onJournalEvent, ...options.journalHooks?.(name) }) : new MemoryStore();
         const database = new SqlDatabase({ name, store, wasmPath, workerUrl, timeoutMs: config.timeoutMs, maxRows: config.maxRows, maxDatabaseBytes: db.maxDatabaseBytes, scheduleRetry: options.scheduleRetry });
         return [name, database];
       }),

@@ -1,0 +1,74 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../runtime-clock.js';
+
+/** A logged-in admin key: which organization it administers, and the token its forms must send back. */
+export interface ConsoleSession {
+  readonly id: string;
+  /** Synchronizer token: every POST of the session carries it in `x-csrf-token`. */
+  readonly csrfToken: string;
+  readonly org: string;
+  readonly keyId: string;
+  /** The admin key's hash: a session ends once its key is revoked. */
+  readonly keySha256: string;
+  readonly expiresAt: number;
+}
+
+/**
+ * The console's sessions, held in memory and bounded (README "Console"): each lives a fixed time, expired
+ * ones are dropped as new ones open, and past `maxSessions` the oldest is dropped, so a flood of logins
+ * cannot grow the process. A Map keeps insertion order, which with one lifetime is also expiry order.
+ *
+ * @example
+ * const sessions = new ConsoleSessions({ lifetimeMs: 3_600_000, maxSessions: 1_000 }, systemClock);
+ * const session = sessions.open({ org: 'acme', keyId: 'ops', keySha256 });
+ * sessions.find(session.id)?.org // 'acme'
+ */
+export class ConsoleSessions {
+  readonly #sessions = new Map<string, ConsoleSession>();
+
+  constructor(
+    private readonly limits: { lifetimeMs: number; maxSessions: number },
+    private readonly clock: Clock,
+  ) {}
+
+  open(owner: { org: string; keyId: string; keySha256: string }): ConsoleSession {
+    const now = this.clock.now();
+    for (const [id, session] of this.#sessions) {
+      if (session.expiresAt > now && this.#sessions.size < this.limits.maxSessions) break;
+      this.#sessions.delete(id);
+    }
+    const session: ConsoleSession = { id: token(), csrfToken: token(), org: owner.org, keyId: owner.keyId, keySha256: owner.keySha256, expiresAt: now + this.limits.lifetimeMs };
+    this.#sessions.set(session.id, session);
+    return session;
+  }
+
+  /** The live session of this id; an expired one is dropped and not found. */
+  find(id: string | undefined): ConsoleSession | undefined {
+    if (id === undefined) return undefined;
+    const session = this.#sessions.get(id);
+    if (!session) return undefined;
+    if (session.expiresAt > this.clock.now()) return session;
+    this.#sessions.delete(id);
+    return undefined;
+  }
+
+  close(id: string): void {
+    this.#sessions.delete(id);
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+}
+
+/** Compares a presented token with the expected one in constant time. */
+export function tokensMatch(presented: string | undefined, expected: string): boolean {
+  if (presented === undefined) return false;
+  const given = Buffer.from(presented);
+  const wanted = Buffer.from(expected);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+function token(): string {
+  return randomBytes(32).toString('base64url');
+}

@@ -1,0 +1,2 @@
+export { OperatorConsole, type ConsoleDependencies } from './operator-console.js';
+export { consoleLedgerDirectory } from './ledger-directory.js';

@@ -1,0 +1,114 @@
+import { microsToUsd } from '../policy/index.js';
+import { readLedger } from '../store/index.js';
+
+/** One bar of a chart: a day, an alias or a key, with what it spent and used. */
+export interface ActivityBar {
+  label: string;
+  costUsd: number;
+  inputTokens: number;
+  outputTokens: number;
+  requests: number;
+}
+
+/** An organization's settlements of the last `days` UTC days, summed by day, alias and key (the console's charts). */
+export interface OrgActivity {
+  days: ActivityBar[];
+  byAlias: ActivityBar[];
+  byKey: ActivityBar[];
+}
+
+/** One row of the recent ledger, as the console shows it. */
+export interface LedgerRow {
+  at: string;
+  keyId: string;
+  alias: string;
+  route: string | null;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  includedTokens: number;
+  costUsd: number;
+  requestId: string | null;
+}
+
+const DAY = 86_400_000;
+export const LEDGER_PAGE_SIZE = 25;
+/** Paging reaches this far back (newest first): memory for a page stays bounded by (page + 1) × page size. */
+export const MAX_LEDGER_PAGE = 39;
+
+interface Sum {
+  costMicros: number;
+  inputTokens: number;
+  outputTokens: number;
+  requests: number;
+}
+
+/**
+ * Sums the organization's ledger lines of the last `days` UTC days (today included). The ledger files are
+ * streamed (README "Ledger files"); what is held is one sum per day, alias and key. No directory (a store
+ * without ledger files) gives empty charts.
+ *
+ * @example
+ * const { days } = await orgActivity('data/state.json.ledger', 'acme', Date.now(), 30);
+ */
+export async function orgActivity(dir: string | undefined, org: string, now: number, days: number): Promise<OrgActivity> {
+  const firstDay = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
+  const byDay = new Map<string, Sum>();
+  for (let day = 0; day < days; day++) byDay.set(new Date(firstDay + day * DAY).toISOString().slice(0, 10), emptySum());
+  const byAlias = new Map<string, Sum>();
+  const byKey = new Map<string, Sum>();
+  if (dir !== undefined) {
+    for await (const line of readLedger(dir, { from: firstDay, org })) {
+      const day = byDay.get(new Date(line.at).toISOString().slice(0, 10));
+      for (const sum of [day, sumOf(byAlias, line.alias), sumOf(byKey, line.keyId)]) {
+        if (!sum) continue;
+        sum.costMicros += line.cost;
+        sum.inputTokens += line.in;
+        sum.outputTokens += line.out;
+        sum.requests += 1;
+      }
+    }
+  }
+  return { days: bars(byDay), byAlias: bars(byAlias), byKey: bars(byKey) };
+}
+
+/**
+ * One page of the organization's ledger, newest first (page 0 is the newest `LEDGER_PAGE_SIZE` lines), and
+ * whether an older page exists. Streams the files keeping only the newest (page + 2) × page size lines.
+ */
+export async function recentLedger(dir: string | undefined, org: string, page: number): Promise<{ rows: LedgerRow[]; hasOlder: boolean }> {
+  if (dir === undefined) return { rows: [], hasOlder: false };
+  const keep = (page + 1) * LEDGER_PAGE_SIZE + 1;
+  const newest: LedgerRow[] = [];
+  for await (const line of readLedger(dir, { org })) {
+    newest.push({
+      at: new Date(line.at).toISOString(),
+      keyId: line.keyId,
+      alias: line.alias,
+      route: line.route ?? null,
+      inputTokens: line.in,
+      cachedInputTokens: line.cached ?? 0,
+      outputTokens: line.out,
+      includedTokens: line.included,
+      costUsd: microsToUsd(line.cost),
+      requestId: line.requestId ?? null,
+    });
+    if (newest.length > keep) newest.shift();
+  }
+  newest.reverse();
+  return { rows: newest.slice(page * LEDGER_PAGE_SIZE, (page + 1) * LEDGER_PAGE_SIZE), hasOlder: newest.length === keep };
+}
+
+function emptySum(): Sum {
+  return { costMicros: 0, inputTokens: 0, outputTokens: 0, requests: 0 };
+}
+
+function sumOf(sums: Map<string, Sum>, label: string): Sum {
+  let sum = sums.get(label);
+  if (!sum) sums.set(label, (sum = emptySum()));
+  return sum;
+}
+
+function bars(sums: Map<string, Sum>): ActivityBar[] {
+  return [...sums].map(([label, sum]) => ({ label, costUsd: microsToUsd(sum.costMicros), inputTokens: sum.inputTokens, outputTokens: sum.outputTokens, requests: sum.requests }));
+}
