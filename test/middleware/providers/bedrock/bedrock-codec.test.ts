@@ -43,6 +43,7 @@ describe('Bedrock codec: request, answer and stream translation, signing, errors
   it('refuses to call Bedrock without credentials: 400 model_not_configured naming what to set', () => {
     const bare: ProviderConfig = { kind: 'bedrock', headers: {}, timeoutMs: 1000, maxRetries: 0, retryBaseMs: 0 };
     assert.throws(() => credentialsOf(bare, {}), (error: ServiceError) => error.kind === 'model_not_configured' && /AWS_ACCESS_KEY_ID/.test(error.message));
+    assert.throws(() => credentialsOf({ ...bare, credentials: { accessKeyId: 'AKIAX' } }, { AWS_SECRET_ACCESS_KEY: 'not used' }), (error: ServiceError) => error.kind === 'model_not_configured' && /needs both/.test(error.message));
   });
 
   it('merges consecutive tool results into one user turn and writes assistant tool calls as toolUse only', () => {

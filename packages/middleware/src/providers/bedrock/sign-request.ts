@@ -33,10 +33,11 @@ export function regionOf(provider: ProviderConfig, env: NodeJS.ProcessEnv = proc
  * make the route unusable, said plainly (400 model_not_configured) rather than sent unsigned.
  */
 export function credentialsOf(provider: ProviderConfig, env: NodeJS.ProcessEnv = process.env): AwsCredentials {
-  if (provider.credentials) return provider.credentials;
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
+  const configured = provider.credentials;
+  const { accessKeyId, secretAccessKey, sessionToken } = configured ?? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN };
   if (!accessKeyId || !secretAccessKey) {
-    throw new ServiceError('model_not_configured', 'The Bedrock provider has no AWS credentials: set "credentials" or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY', { param: 'model' });
+    const where = configured ? '"credentials" needs both accessKeyId and secretAccessKey' : 'set "credentials" or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY';
+    throw new ServiceError('model_not_configured', `The Bedrock provider has no AWS credentials: ${where}`, { param: 'model' });
   }
   return sessionToken ? { accessKeyId, secretAccessKey, sessionToken } : { accessKeyId, secretAccessKey };
 }
