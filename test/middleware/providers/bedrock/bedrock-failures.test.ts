@@ -113,6 +113,17 @@ describe('Bedrock failures: signatures, in-stream exceptions and broken framing'
     assert.equal((await settled(stack)).inFlight, 0);
   });
 
+  it('refuses a stream message announced larger than the relay limit before buffering it: 502 upstream_answer_too_large, not retried', async () => {
+    stack = await startBedrockStack();
+    // A length prelude of 0x7f7f7f7f bytes (about 2 GiB), then nothing: Tollgate must not wait for or allocate it.
+    stack.bedrock.answerRawNext({ status: 200, body: '\x7f\x7f\x7f\x7f', contentType: 'application/vnd.amazon.eventstream' });
+    const response = await streamChat(stack);
+    assert.equal(response.status, 502);
+    assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'upstream_answer_too_large');
+    assert.equal(stack.bedrock.requests.length, 1);
+    assert.equal((await settled(stack)).inFlight, 0);
+  });
+
   it('never shows a normal end for a stream cut after messageStop but before its metadata, and bills by the tokenizer', async () => {
     stack = await startBedrockStack();
     stack.bedrock.reply({ text: 'short answer' });
