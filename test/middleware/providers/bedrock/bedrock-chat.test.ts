@@ -40,7 +40,9 @@ describe('Bedrock routes for chat completions clients (Converse / ConverseStream
     // The fake counts 5 prompt words, 2 of them read from the cache (Bedrock reports 3 + 2 read).
     assert.deepEqual(completion.usage, { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: { cached_tokens: 2 } });
     const usage = await stack.gateway.gate.admin.usage('acme');
-    assert.deepEqual([usage.requests, usage.inputTokens, usage.outputTokens], [1, 5, 3]);
+    assert.deepEqual([usage.requests, usage.inputTokens, usage.outputTokens, usage.cachedInputTokens], [1, 5, 3, 2]);
+    // $3/M in (cache reads at the input rate by default) and $15/M out: 5 × 3 + 3 × 15 = 60 micro-dollars, off a $100 wallet.
+    assert.deepEqual([usage.costUsd, usage.wallet], [0.00006, 99.99994]);
   });
 
   it('streams ConverseStream as chat chunks: one finish_reason, then the usage chunk asked for, billed once', async () => {
