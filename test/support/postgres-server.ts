@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +74,34 @@ export class PostgresServer {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     await exited;
+  }
+
+  /**
+   * SIGSTOP to the postmaster, then to each of its children (every backend calls setsid(), so there is no one
+   * process group to signal): a server that hangs without closing anything.
+   */
+  freeze(): void {
+    this.#signalAll('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.#signalAll('SIGCONT');
+  }
+
+  #signalAll(signal: NodeJS.Signals): void {
+    const postmaster = this.#process!.pid!;
+    process.kill(postmaster, signal);
+    for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // exited meanwhile
+      }
+      // Fields after the command name (which may hold spaces) in parentheses: state, then the parent pid.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === postmaster) process.kill(Number(pid), signal);
+    }
   }
 
   async close(): Promise<void> {

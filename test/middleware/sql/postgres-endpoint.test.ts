@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import type { ConfigInput } from '@tollgate/middleware';
 import pg from 'pg';
 import { postJson, startGateway, type RunningGateway } from '../../support/gateway.js';
 import { PostgresServer } from '../../support/postgres-server.js';
+import { SmallTmpfs } from '../../support/small-tmpfs.js';
 
 const WRITER = 'tg-pg-writer-0001-0123456789abcdef';
 const READER = 'tg-pg-sqlread-0001-0123456789abcdef';
@@ -264,5 +266,162 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.equal(status, 200, JSON.stringify(body));
       assert.deepEqual(body.data, [['a;?b', "it's ?", 5, 'x']]);
     });
+
+    it("does not let one request's session changes (set_config, SET ROLE, advisory locks) reach the next request on the same connection", async () => {
+      await adminQuery('DROP ROLE IF EXISTS tenant_a').then(() => adminQuery('CREATE ROLE tenant_a'));
+      const sql = await start({ databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
+      const changed = await sql({ query: "SELECT set_config('search_path', 'elsewhere', false), set_config('role', 'tenant_a', false), pg_advisory_lock(7), pg_backend_pid()" });
+      assert.equal(changed.status, 200, JSON.stringify(changed.body));
+      const next = await sql({ query: "SELECT current_setting('search_path'), current_user, (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'), pg_backend_pid()" });
+      assert.deepEqual(next.body.data, [['"$user", public', 'postgres', 0, changed.body.data[0][3]]]);
+    });
+
+    it('keeps statement_timeout on a connection after a request reset it with set_config', async () => {
+      const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
+      assert.equal((await sql({ query: "SELECT set_config('statement_timeout', '0', false)" })).status, 200);
+      const started = performance.now();
+      const runaway = await sql({ query: 'SELECT pg_sleep(30)' });
+      assert.deepEqual([runaway.status, runaway.body.error_code], [400, 'statement_timeout']);
+      assert.ok(performance.now() - started < 10_000);
+    });
+
+    const sqlstates: [what: string, query: string, code: string][] = [
+      ['text that is not an integer (22P02, class 22)', "SELECT 'abc'::int AS n", 'datatype_mismatch'],
+      ['a value of the wrong type for its column (42804)', 'INSERT INTO typed(n) VALUES (true)', 'datatype_mismatch'],
+      ['a value PostgreSQL cannot build (54000 program_limit_exceeded)', "SELECT repeat('x', 1073741824) AS huge", 'result_too_large'],
+    ];
+    for (const [what, query, code] of sqlstates) {
+      it(`answers 400 ${code} for ${what} and changes nothing`, async () => {
+        const sql = await start();
+        await sql({ query: 'CREATE TABLE typed(n int); INSERT INTO typed VALUES (1)' });
+        const response = await sql({ query: `INSERT INTO typed VALUES (2); ${query}` });
+        assert.deepEqual([response.status, response.body.error_code, response.body.context], [400, code, { db: 'main', statement_index: 1 }]);
+        assert.deepEqual((await sql({ query: 'SELECT n FROM typed' })).body.data, [[1]]);
+      });
+    }
+
+    it('answers 400 database_full when the disk under a table fills up (53100), changes nothing and serves the next request', async function () {
+      this.timeout(20_000);
+      const disk = SmallTmpfs.mount(1_048_576);
+      try {
+        chownSync(disk.dir, 65534, 65534); // the cluster's user when the tests run as root (postgres-server.ts)
+        await adminQuery(`CREATE TABLESPACE small LOCATION '${disk.dir}'`);
+        const sql = await start();
+        await sql({ query: 'CREATE TABLE filled(pad text) TABLESPACE small; ALTER TABLE filled ALTER pad SET STORAGE PLAIN' });
+        const full = await sql({ query: "INSERT INTO filled SELECT repeat('x', 2000) FROM generate_series(1, 2000)" });
+        assert.deepEqual([full.status, full.body.error_code], [400, 'database_full'], JSON.stringify(full.body));
+        assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM filled' })).body.data, [[0]]);
+        const after = await sql({ query: "CREATE TABLE elsewhere(n int); INSERT INTO elsewhere VALUES (1); SELECT count(*)::int FROM elsewhere" });
+        assert.deepEqual([after.status, after.body.data], [200, [[1]]], JSON.stringify(after.body));
+      } finally {
+        await adminQuery('DROP TABLE IF EXISTS filled').catch(() => undefined);
+        await adminQuery('DROP TABLESPACE IF EXISTS small').catch(() => undefined);
+        disk.unmount();
+      }
+    });
+
+    it('answers 503 database_unavailable within timeoutMs and a grace while PostgreSQL hangs (SIGSTOP), and serves again after SIGCONT', async function () {
+      this.timeout(30_000);
+      const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 2 } } } });
+      assert.equal((await sql({ query: 'SELECT 1 AS one' })).status, 200);
+      server.freeze();
+      try {
+        for (const query of ['SELECT 1 AS one', 'INSERT INTO nowhere VALUES (1); SELECT 2']) {
+          const started = performance.now();
+          const hung = await sql({ query });
+          assert.deepEqual([hung.status, hung.body.error_code, hung.body.context], [503, 'database_unavailable', { db: 'main' }], JSON.stringify(hung.body));
+          assert.ok(performance.now() - started < 6_000, `answered after ${(performance.now() - started).toFixed(0)} ms`);
+        }
+      } finally {
+        server.thaw();
+      }
+      const back = await sql({ query: 'SELECT 1 AS one' });
+      assert.deepEqual([back.status, back.body.data], [200, [[1]]]);
+    });
+
+    describe('NDJSON through a server-side cursor', () => {
+      const ROWS = 200_000;
+      const streamed = `SELECT i, nextval('produced') AS n, repeat('x', 200) AS pad FROM generate_series(1, ${ROWS}) i`;
+      /** How many rows PostgreSQL has produced so far: a sequence moves outside any transaction. */
+      const produced = async () => Number((await adminQuery('SELECT last_value FROM produced'))[0]![0]);
+
+      it('makes PostgreSQL produce rows only as fast as the client reads them, past maxRows, and ends with every row', async function () {
+        this.timeout(60_000);
+        await start();
+        await adminQuery('CREATE SEQUENCE produced');
+        const { socket, received } = rawRequest(gateways[0]!.url, { query: streamed, format: 'ndjson' });
+        await new Promise((resolve) => socket.once('data', resolve));
+        socket.pause();
+        // Wait until PostgreSQL stops producing: the stream waits for credit, the portal for the next Execute.
+        let last = -1;
+        for (let stable = 0; stable < 4; ) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const now = await produced();
+          stable = now === last ? stable + 1 : 0;
+          last = now;
+        }
+        assert.ok(last < 60_000, `PostgreSQL produced ${last} of ${ROWS} rows (~${ROWS * 220} bytes) while the client read nothing`);
+        socket.resume();
+        const lines = bodyOf(await received).trimEnd().split('\n');
+        assert.equal(lines.length, ROWS + 2);
+        assert.deepEqual(JSON.parse(lines[0]!), { type: 'table', column_names: ['i', 'n', 'pad'], column_types: [{ declared: 'int4' }, { declared: 'int8' }, { declared: 'text' }] });
+        assert.deepEqual(JSON.parse(lines[ROWS]!), [ROWS, ROWS, 'x'.repeat(200)]);
+        assert.deepEqual(JSON.parse(lines[ROWS + 1]!), { type: 'end', row_count: ROWS, column_types: [{ declared: 'int4', storage: 'integer' }, { declared: 'int8', storage: 'integer' }, { declared: 'text', storage: 'text' }], context: { db: 'main' } });
+        assert.equal(await produced(), ROWS);
+      });
+
+      it('gives the connection back and stops the statement when the client leaves mid-stream', async () => {
+        const sql = await start({ databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
+        await adminQuery('CREATE SEQUENCE produced');
+        const { socket } = rawRequest(gateways[0]!.url, { query: streamed, format: 'ndjson' });
+        socket.on('error', () => undefined);
+        await new Promise((resolve) => socket.once('data', resolve));
+        socket.destroy();
+        const started = performance.now();
+        const next = await sql({ query: 'SELECT 42 AS answer' });
+        assert.deepEqual([next.status, next.body.data], [200, [[42]]]);
+        assert.ok(performance.now() - started < 5_000);
+        assert.deepEqual(await adminQuery("SELECT count(*)::int FROM pg_stat_activity WHERE query LIKE '%generate_series%' AND state <> 'idle' AND pid <> pg_backend_pid()"), [[0]]);
+        assert.ok((await produced()) < ROWS);
+      });
+
+      it('answers a statement without rows as its ok line and end', async () => {
+        const sql = await start();
+        await sql({ query: 'CREATE TABLE t(n int)' });
+        const response = await sql({ query: 'INSERT INTO t VALUES (1), (2)', format: 'ndjson' });
+        assert.deepEqual(response.text.trimEnd().split('\n').map((line: string) => JSON.parse(line)), [
+          { type: 'ok', affected_rows: 2, context: { db: 'main' } },
+          { type: 'end', row_count: 0, context: { db: 'main' } },
+        ]);
+      });
+    });
   });
 });
+
+/** A request on a raw socket the test can pause (fetch reads ahead) or drop mid-answer. */
+function rawRequest(baseUrl: string, body: unknown): { socket: Socket; received: Promise<string> } {
+  const url = new URL(baseUrl);
+  const payload = JSON.stringify(body);
+  const socket = connect(Number(url.port), url.hostname);
+  socket.write(`POST /api/sql/query HTTP/1.1\r\nhost: ${url.host}\r\nauthorization: Bearer ${WRITER}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\nconnection: close\r\n\r\n${payload}`);
+  const received = new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+  return { socket, received };
+}
+
+/** The body of a chunked HTTP/1.1 answer (ASCII here, so string offsets are byte offsets). */
+function bodyOf(raw: string): string {
+  const chunked = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+  let body = '';
+  for (let at = 0; ; ) {
+    const lineEnd = chunked.indexOf('\r\n', at);
+    const size = parseInt(chunked.slice(at, lineEnd), 16);
+    if (!size) return body;
+    body += chunked.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
+}

@@ -36,5 +36,6 @@ const goneErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 
 export function isServerGone(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: string; message?: string };
   if (code !== undefined && (goneSqlstates.has(code) || goneErrnos.has(code) || code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message ?? '');
+  // 'Query read timeout': no answer within statement_timeout plus a grace (a hung server, postgres-database.ts).
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/.test(message ?? '');
 }

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isTruncate } from './page-op.js';
+import { writeFully } from './durable-files.js';
 import type { PageSet } from './page-set.js';
 
 /** Adjacent pages go to the base in one writev of at most this many buffers. */
@@ -22,7 +23,7 @@ export async function checkpointInto(file: string, pages: PageSet, afterEachWrit
     let runEnd = 0;
     const flush = async () => {
       if (run.length === 0) return;
-      await base.writev(run, runStart);
+      await writeFully(base, run, runStart);
       run = [];
       afterEachWrite();
     };

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { decodeSegment } from './journal-record.js';
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { decodeSegment, type JournalRecord } from './journal-record.js';
 import { listSegments, type JournalSegment } from './journal-segments.js';
 import { PageImage } from './page-image.js';
 import { PageSet } from './page-set.js';
@@ -26,32 +26,52 @@ export interface RecoveredDatabase {
  * new SQL.Database(image);
  */
 export async function recoverDatabase(file: string): Promise<RecoveredDatabase> {
-  const image = new PageImage(await readBase(file));
-  const journaled = new PageSet();
   const segments = listSegments(file);
   let expected = segments[0]?.firstLsn ?? 1;
-  let records = 0;
+  const decoded: JournalRecord[][] = [];
+  let largest = 0;
   for (const segment of segments) {
     if (segment.firstLsn !== expected) throw new Error(`journal segment ${segment.path} does not follow lsn ${expected - 1}: a segment is missing, refusing to guess`);
-    const decoded = decodeSegment(await readFile(segment.path), expected);
-    for (const record of decoded.records) {
-      // No size check per record: after a checkpoint cut short, the base already holds a later state, so
-      // sizes in between may differ. Replaying in order makes the end state right; only it is checked.
-      image.apply(record.ops);
-      journaled.addAll(record.ops, record.sizeAfter);
-      records++;
-    }
-    expected = decoded.nextLsn;
+    const { records, nextLsn } = decodeSegment(await readFile(segment.path), expected);
+    for (const record of records) largest = Math.max(largest, record.sizeAfter);
+    decoded.push(records);
+    expected = nextLsn;
+  }
+  // The base is read into a buffer already as large as the journal makes the file: at 512 MiB, growing it
+  // while replaying cost a second allocation and a copy of the whole image (README "Recovery time").
+  const image = new PageImage(...(await readBase(file, largest)));
+  const journaled = new PageSet();
+  let records = 0;
+  for (const record of decoded.flat()) {
+    // No size check per record: after a checkpoint cut short, the base already holds a later state, so
+    // sizes in between may differ. Replaying in order makes the end state right; only it is checked.
+    image.apply(record.ops);
+    journaled.addAll(record.ops, record.sizeAfter);
+    records++;
   }
   if (records > 0 && image.size !== journaled.sizeAfter) throw new Error(`database file is ${image.size} bytes after replaying its journal, the last record says ${journaled.sizeAfter}`);
   return { image: image.bytes(), nextLsn: expected, segments, journaled, records };
 }
 
-async function readBase(file: string): Promise<Uint8Array> {
+/** The base file's bytes, in a buffer of at least `capacity` bytes (the rest is spare room for the replay). */
+async function readBase(file: string, capacity: number): Promise<[Uint8Array, number]> {
+  let handle: FileHandle;
   try {
-    return await readFile(file);
+    handle = await open(file, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Uint8Array(0);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [new Uint8Array(0), 0];
     throw error;
+  }
+  try {
+    const { size } = await handle.stat();
+    const buffer = Buffer.allocUnsafeSlow(Math.max(size, capacity));
+    for (let at = 0; at < size; ) {
+      const { bytesRead } = await handle.read(buffer, at, size - at, at);
+      if (bytesRead === 0) throw new Error(`${file} ended at ${at} bytes while it had ${size}`);
+      at += bytesRead;
+    }
+    return [buffer.subarray(0, size), buffer.length];
+  } finally {
+    await handle.close();
   }
 }

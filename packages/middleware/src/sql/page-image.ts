@@ -14,8 +14,9 @@ export class PageImage {
   #buffer: Buffer;
   #size: number;
 
-  constructor(initial: Uint8Array = new Uint8Array(0)) {
-    this.#buffer = Buffer.from(initial.buffer, initial.byteOffset, initial.byteLength);
+  /** `capacity`: room reserved up front (recovery knows the largest size its records reach: no regrowth copy). */
+  constructor(initial: Uint8Array = new Uint8Array(0), capacity = initial.byteLength) {
+    this.#buffer = Buffer.from(initial.buffer, initial.byteOffset, Math.max(initial.byteLength, Math.min(capacity, initial.buffer.byteLength - initial.byteOffset)));
     this.#size = initial.byteLength;
   }
 

@@ -5,7 +5,7 @@ import { checkpointInto } from './journal-checkpoint.js';
 import { encodeRecord } from './journal-record.js';
 import { recoverDatabase } from './journal-recovery.js';
 import { segmentPath } from './journal-segments.js';
-import { createExclusive, syncDirectory } from './durable-files.js';
+import { createExclusive, syncDirectory, writeFully } from './durable-files.js';
 import type { PageOp } from './page-op.js';
 import { PageSet } from './page-set.js';
 
@@ -140,7 +140,7 @@ export class PageJournal {
   async #append(group: PageSet): Promise<void> {
     const record = encodeRecord(this.#lsn, group);
     const segment = this.#segment;
-    await segment.handle.write(record, 0, record.length, segment.bytes);
+    await writeFully(segment.handle, [record], segment.bytes);
     await segment.handle.datasync();
     this.#lsn++;
     segment.bytes += record.length;

@@ -2,6 +2,7 @@ import pg from 'pg';
 import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
+import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
 import { refusePostgresStatement } from './postgres-statement-policy.js';
 import { splitPostgres, type PostgresStatement } from './postgres-statements.js';
@@ -22,6 +23,14 @@ export interface PostgresDatabaseOptions {
 }
 
 const guarded = new WeakSet<pg.PoolClient>();
+
+/**
+ * How much longer than its statement_timeout the client waits for an answer before it calls the server hung
+ * (SIGSTOPped, a frozen VM, a dead network path): PostgreSQL's own timeout answers first when the server lives.
+ */
+const HUNG_SERVER_GRACE_MS = 2_000;
+/** TCP keepalive probes start after this idle time, so a peer that vanished without a FIN is noticed. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 /** Statements that answer rows and cannot write by themselves: one of them alone runs without BEGIN/COMMIT. */
 const READING_KEYWORDS = new Set(['SELECT', 'VALUES', 'TABLE', 'SHOW']);
@@ -58,6 +67,8 @@ export class PostgresDatabase implements SqlEngine {
       // Fail fast when the server is away: a refused connection fails at once, an unanswered one within this.
       connectionTimeoutMillis: Math.min(options.timeoutMs, 5_000),
       statement_timeout: options.timeoutMs,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
       application_name: `tollgate:${options.name}`,
       types: postgresTypeParsers,
     });
@@ -81,27 +92,29 @@ export class PostgresDatabase implements SqlEngine {
     signal?.once('abort', cancel);
     let broken: Error | undefined;
     const alone = statements.length === 1 && !limits.readOnly && !limits.streamCredit && runsAlone(statements[0]!);
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    const readTimeoutMs = timeoutMs + HUNG_SERVER_GRACE_MS;
     let index = 0;
     let outcome: QueryOutcome;
     try {
-      if (!alone) {
-        const timeout = options.timeoutMs ?? this.options.timeoutMs;
-        await client.query(`${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeout}`);
-      }
+      if (!alone) await this.#send(client, `${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeoutMs}`, readTimeoutMs);
       const budget = new ResultBudget(limits.maxResultBytes);
       const results: StatementResult[] = [];
       let last: StatementResult | undefined;
       for (; index < statements.length; index++) {
         const statement = statements[index]!;
-        const answering = index === statements.length - 1 || limits.allResults;
-        last = await this.#run(client, statement, answering, budget);
+        const final = index === statements.length - 1;
+        if (final && limits.streamCredit) last = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
+        else last = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs);
         if (limits.allResults) results.push(last);
       }
-      if (!alone) await client.query('COMMIT');
+      if (!alone) await this.#send(client, 'COMMIT', readTimeoutMs);
       // `changed` before the spread, as the sql.js kind does (one hidden class for every outcome).
       outcome = limits.allResults ? { changed: false, results, ...last! } : { changed: false, ...last! };
     } catch (error) {
-      if (!alone) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      // A hung server would not answer a ROLLBACK either: the connection is dropped, which rolls back.
+      if (isServerGone(error)) broken = error as Error;
+      else if (!alone) await this.#send(client, 'ROLLBACK', readTimeoutMs).catch((rollbackError: Error) => (broken = rollbackError));
       throw this.#failure(error, signal?.aborted === true, index);
     } finally {
       signal?.off('abort', cancel);
@@ -110,40 +123,42 @@ export class PostgresDatabase implements SqlEngine {
         broken ??= new Error('cancelled'); // a cancel may land after the statement ended: drop the connection
       }
       // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused.
-      client.release(broken);
+      if (broken) client.release(broken);
+      else this.#resetAndRelease(client, readTimeoutMs);
     }
-    // Streamed once committed and the connection is back in the pool: a slow reader holds no connection.
-    if (limits.streamCredit && outcome.type === 'table') await this.#stream(outcome, options, limits.streamCredit, signal);
     return outcome;
   }
 
   /**
-   * NDJSON for the postgres kind: the rows (at most maxRows, already read) go out in ~64 KiB chunks as the
-   * socket takes them (the endpoint gives credit back on write/drain). A client that stops reading for
-   * `streamTimeoutMs`, or leaves, ends it.
+   * `DISCARD ALL` before the connection serves another request (README "PostgreSQL"): what the statement policy
+   * cannot see — `set_config(…, false)`, session advisory locks, `SET ROLE` through a function, cursors WITH
+   * HOLD — would otherwise reach the next tenant. Not awaited by the request: its answer does not wait, the
+   * connection rejoins the pool once clean (settings from the connection string, statement_timeout included,
+   * are its session defaults and survive RESET).
    */
-  async #stream(table: Extract<QueryOutcome, { type: 'table' }>, options: QueryOptions, credit: Int32Array, signal: CancelSignal | undefined): Promise<void> {
-    const deadline = performance.now() + (options.timeoutMs ?? this.options.timeoutMs);
-    const send = async (text: string) => {
-      while (Atomics.load(credit, 0) <= 0) {
-        if (signal?.aborted) throw this.#cancelledError();
-        if (performance.now() > deadline) throw this.#sqlError(`The client read the stream for longer than ${options.timeoutMs} ms (sql.streamTimeoutMs)`, 'statement_timeout');
-        await waitAsync(credit, 0, 0, 50).value;
-      }
-      Atomics.sub(credit, 0, 1);
-      options.onRows?.(text);
+  #resetAndRelease(client: pg.PoolClient, readTimeoutMs: number): void {
+    this.#send(client, 'DISCARD ALL', readTimeoutMs).then(
+      () => client.release(),
+      (error: Error) => client.release(error),
+    );
+  }
+
+  /** A statement of Tollgate's own, with the client-side read timeout that catches a hung server. */
+  #send(client: pg.PoolClient, text: string, readTimeoutMs: number): Promise<unknown> {
+    return client.query({ text, query_timeout: readTimeoutMs } as pg.QueryConfig);
+  }
+
+  #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number) {
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    return {
+      credit,
+      onRows: (text: string) => options.onRows?.(text),
+      signal,
+      deadline: performance.now() + timeoutMs,
+      readTimeoutMs,
+      cancelled: () => this.#cancelledError(),
+      tooSlow: () => this.#sqlError(`The client read the stream for longer than ${timeoutMs} ms (sql.streamTimeoutMs)`, 'statement_timeout'),
     };
-    let chunk = `${JSON.stringify({ type: 'table', column_names: table.column_names, column_types: table.column_types.map(({ declared }) => ({ declared })) })}\n`;
-    for (const row of table.data) {
-      chunk += `${JSON.stringify(row)}\n`;
-      if (chunk.length >= 65_536) {
-        await send(chunk);
-        chunk = '';
-      }
-    }
-    if (chunk) await send(chunk);
-    table.row_count = table.data.length;
-    table.data = [];
   }
 
   async close(): Promise<void> {
@@ -168,9 +183,9 @@ export class PostgresDatabase implements SqlEngine {
     return statements;
   }
 
-  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget): Promise<StatementResult> {
+  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number): Promise<StatementResult> {
     const { maxRows } = this.options;
-    const query = new BoundedQuery(statement, maxRows + 1);
+    const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs);
     const result = await query.run(client);
     if (result.fields.length === 0) return { type: 'ok', affected_rows: result.rowCount ?? 0 };
     if (!answering) return { type: 'table', column_names: result.fields.map((field) => field.name), column_types: [], data: [] };
@@ -267,9 +282,6 @@ function valueBytes(value: unknown): number {
   return ResultBudget.NUMBER_BYTES;
 }
 
-/** Node ≥ 16 has it; TypeScript's lib has it from es2024 on. */
-const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { value: Promise<string> | string } }).waitAsync;
-
 
 /**
  * A query that keeps at most `limit` rows: past them the server's rows are dropped as they arrive (memory stays
@@ -280,13 +292,16 @@ const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: n
  */
 class BoundedQuery extends (pg.Query as unknown as new (config: pg.QueryConfig & { rowMode: 'array' }, values: undefined, callback: (error: Error | null, result: pg.QueryArrayResult) => void) => object) {
   truncated = false;
+  /** Read by pg's Client.query: past it the query fails with 'Query read timeout' (a hung server). */
+  readonly query_timeout: number;
   readonly #limit: number;
   readonly #done: Promise<pg.QueryArrayResult>;
 
-  constructor(statement: PostgresStatement, limit: number) {
+  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number) {
     let settle!: (error: Error | null, result: pg.QueryArrayResult) => void;
     super({ text: statement.text, values: statement.values, rowMode: 'array' }, undefined, (error, result) => settle(error, result));
     this.#limit = limit;
+    this.query_timeout = readTimeoutMs;
     this.#done = new Promise((resolve, reject) => (settle = (error, result) => (error ? reject(error) : resolve(result))));
   }
 

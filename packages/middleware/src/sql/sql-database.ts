@@ -5,6 +5,7 @@ import { ServiceError } from '../errors/index.js';
 import type { CancelSignal } from '../http/client-departure.js';
 import type { DatabaseStore } from './database-store.js';
 import type { SqlEngine } from './sql-engine.js';
+import { unpackColumnTypes, type ColumnType } from './column-types.js';
 import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 
@@ -181,7 +182,9 @@ export class SqlDatabase implements SqlEngine {
   async #startWorker(): Promise<void> {
     const image = await this.options.store.load();
     // A large image goes to the worker without a copy (small Buffers may share Node's pool: those are copied).
-    const transfer = image && image.buffer.byteLength >= 65_536 && image.byteLength === image.buffer.byteLength ? [image.buffer as ArrayBuffer] : [];
+    // Stores hand over a buffer of their own, possibly larger than the image (recovery's spare room), so its
+    // size is no reason to copy: at 512 MiB that clone was a second whole image (README "Recovery time").
+    const transfer = image && image.buffer.byteLength >= 65_536 ? [image.buffer as ArrayBuffer] : [];
     const workerData: WorkerData = { wasmPath: this.options.wasmPath, image, maxDatabaseBytes: this.options.maxDatabaseBytes };
     const worker = await spawnWorker(this.options.workerUrl, workerData, transfer);
     worker.unref();
@@ -249,6 +252,7 @@ export class SqlDatabase implements SqlEngine {
     const flight = this.#queue.get(response.id);
     if (!flight) return;
     if (response.kind === 'rows') return flight.onRows?.(response.text);
+    if (response.kind === 'result' && response.packedTypes) (response.result as { column_types: ColumnType[] }).column_types = unpackColumnTypes(response.packedTypes);
     this.#queue.delete(response.id);
     this.#headChanged();
     const { store } = this.options;

@@ -1,4 +1,4 @@
-import type { ColumnType } from './column-types.js';
+import type { ColumnType, PackedColumnTypes } from './column-types.js';
 import type { PageOp } from './page-op.js';
 import type { SqlParams } from './sql-types.js';
 
@@ -30,7 +30,7 @@ export interface RequestLimits {
  * Streamed `rows` chunks come before their request's final answer and carry no pages.
  */
 export type WorkerResponse =
-  | (({ kind: 'result'; id: number; result: QueryOutcome } | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number }) & WrittenPages)
+  | (({ kind: 'result'; id: number; result: QueryOutcome; /** Its column_types packed for the crossing (column-types.ts), then left empty. */ packedTypes?: PackedColumnTypes } | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number }) & WrittenPages)
   | { kind: 'rows'; id: number; text: string };
 
 export interface WrittenPages {

@@ -5,7 +5,7 @@ import { classifySqlError } from './classify-sql-error.js';
 import { initCapturingSqlJs } from './page-capture.js';
 import { checkPageCapture } from './page-capture-self-test.js';
 import { isTruncate, type PageOp } from './page-op.js';
-import { ColumnClasses, type ColumnType } from './column-types.js';
+import { ColumnClasses, packColumnTypes, type ColumnType } from './column-types.js';
 import { DeclaredTypes } from './declared-types.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
@@ -75,6 +75,7 @@ function answer(request: WorkerRequest): void {
     const { statementIndex } = error as { statementIndex?: number };
     response = { kind: 'failed', id: request.id, message: (error as Error).message, code, ...(statementIndex === undefined ? {} : { statementIndex }) };
   }
+  if (response.kind === 'result') packTypes(response);
   // The capture relies on the connection's settings (configure()); a request that moved the journal mode is
   // undone here, before its pages are taken, so what it committed reaches the captured file.
   if (capture.takeSiblingWrites()) configure();
@@ -86,6 +87,18 @@ function answer(request: WorkerRequest): void {
   response.pages = pages;
   response.fileSize = fileSizeAfter(pages);
   parentPort!.postMessage(response, pages.map((op) => (isTruncate(op) ? undefined : (op.data.buffer as ArrayBuffer))).filter((buffer) => buffer !== undefined));
+}
+
+const NO_TYPES: ColumnType[] = [];
+
+/** The last result's column_types cross as one flat array (column-types.ts says why); `results: "all"` as they are. */
+function packTypes(response: Extract<WorkerResponse, { kind: 'result' }>): void {
+  const { result } = response;
+  if (result.type !== 'table' || result.results) return;
+  const packed = packColumnTypes(result.column_types);
+  if (!packed) return;
+  response.packedTypes = packed;
+  result.column_types = NO_TYPES;
 }
 
 function fileSizeAfter(pages: PageOp[]): number {
