@@ -1,6 +1,8 @@
 import * as vscode from 'vscode';
 import { ChatPanel } from './chat/chat-panel.js';
 import { registerEditorChat } from './chat/editor-chat.js';
+import { addProvider } from './host/add-provider.js';
+import { budgetSettingCommand } from './host/budget.js';
 import { GatewayHost } from './host/gateway-host.js';
 import { ProviderKeys } from './host/provider-keys.js';
 import { keepCurrentDatabaseIn, readSettings } from './host/read-settings.js';
@@ -9,6 +11,7 @@ import { DatabasesView, schemaCompletion } from './databases/databases-view.js';
 import { ResultsPanel } from './results/results-panel.js';
 import { QueryHistory } from './sql/query-history.js';
 import { SqlCodeLens } from './sql/sql-codelens.js';
+import { FixWithAi, fixWithAi } from './sql/fix-with-ai.js';
 import { SqlRunner } from './sql/sql-runner.js';
 
 let host: GatewayHost | undefined;
@@ -72,14 +75,21 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('tollgate.openSample', () => openSample()),
     vscode.commands.registerCommand('tollgate.openChat', () => chat.open()),
     vscode.commands.registerCommand('tollgate.newChat', () => chat.newChat()),
+    vscode.commands.registerCommand('tollgate.chatHistory', () => chat.showHistory()),
+    vscode.languages.registerCodeActionsProvider({ language: 'sql' }, new FixWithAi(), { providedCodeActionKinds: FixWithAi.kinds }),
+    vscode.commands.registerCommand('tollgate.fixWithAi', (uri: vscode.Uri, offset: number, error: string) => fixWithAi(uri, offset, error, { schema: (db) => databases.schema(db), prefill: (text) => chat.prefill(text) })),
     vscode.commands.registerCommand('tollgate.askAboutSelection', () => askAboutSelection(chat)),
+    vscode.commands.registerCommand('tollgate.addProvider', () => addProvider(keys)),
     vscode.commands.registerCommand('tollgate.setProviderApiKey', () => keys.prompt(Object.keys(readSettings().providers))),
     vscode.commands.registerCommand('tollgate.restartGateway', async () => {
       await gatewayHost.stop();
       await gatewayHost.gateway();
     }),
-    vscode.commands.registerCommand('tollgate.openBudgetSetting', () => vscode.commands.executeCommand('workbench.action.openSettings', 'tollgate.sessionBudgetUsd')),
-    ...registerEditorChat(gatewayHost),
+    vscode.commands.registerCommand('tollgate.openBudgetSetting', () => {
+      const { command, args } = budgetSettingCommand(vscode.workspace.getConfiguration('tollgate').inspect('sessionBudgetUsd'));
+      return vscode.commands.executeCommand(command, args);
+    }),
+    ...registerEditorChat(gatewayHost, { schema: (db) => databases.schema(db), problems: (uri) => runner.diagnostics.get(uri)?.map((diagnostic) => diagnostic.message) ?? [] }),
   );
 }
 

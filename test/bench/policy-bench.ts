@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { KeyRing } from '../../packages/middleware/src/auth/index.js';
 import { parseConfig } from '../../packages/middleware/src/config/index.js';
-import { createPolicy, type AdmissionRequest } from '../../packages/middleware/src/policy/index.js';
+import { type AdmissionRequest } from '../../packages/middleware/src/policy/index.js';
+import { createPolicy } from '../../packages/middleware/src/store/index.js';
 import { systemClock } from '../../packages/middleware/src/runtime-clock.js';
 import { RedisServer } from '../support/redis-server.js';
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
 import { forkServer, memoryOf } from './bench-process.js';
 import { CONNECTIONS } from './interleaved-load.js';
 import { RedisServer } from '../support/redis-server.js';
@@ -36,7 +37,7 @@ interface Minute {
   rps: number;
   p99: number;
   failed: number;
-  /** What the failures were: status classes, connection errors, timeouts. */
+  /** What the failures were: count per status and reason, connection errors, timeouts. */
   failures: string;
   rssMiB: number;
   heapMiB: number;
@@ -52,9 +53,15 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
     // Each minute is one autocannon run, back to back: the load never stops for more than a moment.
     for (let minute = 1; minute <= Math.ceil(minutes); minute++) {
       const seconds = Math.min(60, Math.round((minutes - minute + 1) * 60));
-      const result = await autocannon({ url: `${gateway.url}/v1/chat/completions`, method: 'POST', connections: CONNECTIONS, duration: seconds, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body });
+      const refused = new Map<string, number>();
+      const result = await autocannon({
+        url: gateway.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [{ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body, onResponse: (status, answer, _context, headers) => tallyRefusal(refused, status, answer, headers) }],
+      });
       const memory = await memoryOf(gateway);
-      const failures = Object.entries({ '4xx': result['4xx'], '5xx': result['5xx'], errors: result.errors - result.timeouts, timeouts: result.timeouts }).filter(([, count]) => count > 0).map(([kind, count]) => `${count} ${kind}`).join(', ');
+      const failures = [...[...refused].map(([kind, count]) => `${count} ${kind}`), ...Object.entries({ errors: result.errors - result.timeouts, timeouts: result.timeouts }).filter(([, count]) => count > 0).map(([kind, count]) => `${count} ${kind}`)].join(', ');
       rows.push({ minute, rps: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors, failures, rssMiB: memory.rss / MiB, heapMiB: memory.heapUsed / MiB });
       process.stderr.write(`  minute ${minute}: ${result.requests.average.toFixed(0)} req/s, p99 ${result.latency.p99} ms, RSS ${(memory.rss / MiB).toFixed(0)} MiB, failed ${rows.at(-1)!.failed} ${failures}\n`);
     }
@@ -79,6 +86,30 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
     gateway.stop();
     upstream.stop();
   }
+}
+
+/** Redis's worst stall per event (LATENCY LATEST, ≥ 100 ms) and its AOF rewrites during the soak, as Markdown. */
+async function redisStalls(redis: Redis): Promise<string> {
+  const events = (await redis.call('LATENCY', 'LATEST')) as [string, number, number, number][];
+  const persistence = await redis.info('persistence');
+  const rewrites = /aof_rewrites:(\d+)/.exec(persistence)?.[1] ?? '?';
+  const stalls = events.map(([event, , latest, max]) => `${event} ${max} ms (latest ${latest} ms)`).join(', ');
+  return `Redis stalls of 100 ms or more, worst per event: ${stalls || 'none'}; AOF rewrites: ${rewrites}.`;
+}
+
+/** Counts a refused answer by status and reason (`x-service-reason`, else the error body's code), e.g. "503 policy_unavailable". */
+function tallyRefusal(refused: Map<string, number>, status: number, answer: string, headers: Record<string, string | string[] | undefined> | undefined): void {
+  if (status < 400) return;
+  let reason = headers?.['x-service-reason'];
+  if (reason === undefined) {
+    try {
+      reason = (JSON.parse(answer) as { error?: { code?: string; type?: string } }).error?.code ?? 'no reason';
+    } catch {
+      reason = 'unparsable body';
+    }
+  }
+  const kind = `${status} ${String(reason)}`;
+  refused.set(kind, (refused.get(kind) ?? 0) + 1);
 }
 
 function startOn(dir: string): { readyMs: number; rss: number; maxRss: number; requests: number } {
@@ -131,9 +162,16 @@ if (stores.includes('memory')) {
 if (stores.includes('memory-no-file')) sections.push(await soak('memory store without a file (diagnostic)', { kind: 'memory' }, tmpdir()));
 if (stores.includes('redis')) {
   const redis = await RedisServer.start();
+  // Redis's own record of its stalls (fsync, AOF rewrite, fork, slow commands), so a failed request in the
+  // table above can be matched to what Redis was doing: admission answers 503 policy_unavailable once a
+  // stall passes policyTimeoutMs (1 s), for every admission in flight at that moment.
+  const observer = new Redis(redis.url);
   try {
-    sections.push(await soak('Redis store (real redis-server, appendfsync always)', { kind: 'redis', url: redis.url, prefix: 'soak:' }, tmpdir()));
+    await observer.config('SET', 'latency-monitor-threshold', '100');
+    const soaked = await soak('Redis store (real redis-server, appendfsync always)', { kind: 'redis', url: redis.url, prefix: 'soak:' }, tmpdir());
+    sections.push(`${soaked}\n\n${await redisStalls(observer)}`);
   } finally {
+    observer.disconnect();
     await redis.close();
   }
 }

@@ -10,9 +10,14 @@ describe('extension: grid sorting, range copy and the inspector', () => {
     assert.equal(rangeAsTsv([[1, 'a\tb', null], [2, 'c\nd', 'x']], 1, 2), 'a b\t\nc d\tx');
   });
 
-  it("takes a mixed column's storage class from the row", () => {
-    assert.equal(storageAt({ storage: 'mixed', storage_by_row: ['text', 'blob'] }, 1), 'blob');
-    assert.equal(storageAt({ storage: 'real' }, 5), 'real');
+  it("takes a mixed column's storage class from the row, and a NULL's as null", () => {
+    assert.equal(storageAt({ storage: 'mixed', storage_by_row: ['text', 'blob'] }, 1, 'AAE='), 'blob');
+    assert.equal(storageAt({ storage: 'real' }, 5, 1.5), 'real');
+    assert.equal(storageAt({ storage: 'real' }, 5, null), null);
+  });
+
+  it('sorts the text a float column sends for Infinity and NaN by value', () => {
+    assert.deepEqual([2, 'Infinity', null, '-Infinity'].sort(compareCells), [null, '-Infinity', 2, 'Infinity']);
   });
 
   it('shows JSON text indented, a BLOB as a hex dump with its size, anything else as it is', () => {

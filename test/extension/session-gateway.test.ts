@@ -93,6 +93,26 @@ describe('extension: the in-process gateway of an editor session', () => {
     assert.equal(openai.requests.at(-1)?.headers.authorization, `Bearer ${FAKE_OPENAI_KEY}`, 'the stored provider key reaches the provider');
   });
 
+  it('continues a conversation from history: the view is shown it afresh and the next question carries it', async () => {
+    await start();
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m), [{ role: 'user', content: 'now' }]);
+    session.load([{ role: 'user', content: 'earlier question' }, { role: 'assistant', content: 'earlier answer' }]);
+    assert.deepEqual(posted.map((m) => m.type), ['clear', 'user', 'assistant']);
+    await session.send('and then?', 'fake-chat');
+    const sent = openai.requests.at(-1)!.body as { messages: { content: string }[] };
+    assert.deepEqual(sent.messages.map((m) => m.content), ['earlier question', 'earlier answer', 'and then?']);
+  });
+
+  it('reports what is left of the session budget after a paid reply', async () => {
+    await start();
+    assert.equal(await gateway!.walletUsd(), 5);
+    const session = new ChatSession(async () => gateway!.chatClient, () => {});
+    await session.send('a question that costs something', 'fake-chat');
+    const left = await gateway!.walletUsd();
+    assert.ok(left < 5 && left > 4.99, `wallet ${left}`);
+  });
+
   it('explains an empty session budget with the recovery action, and charges nothing', async () => {
     await start({ sessionBudgetUsd: 0 });
     const posted: ToChatView[] = [];

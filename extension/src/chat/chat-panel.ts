@@ -1,24 +1,40 @@
 import * as vscode from 'vscode';
 import type { ChatMessage } from '@tollgate/client';
 import type { GatewayHost } from '../host/gateway-host.js';
-import { configurePanel, createPanel, loadView } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView, loadWhenShown } from '../webview/panel-assets.js';
 import type { FromChatView, ToChatView } from '../webview/protocol.js';
+import { builtInProviderKeys } from '../host/host-config.js';
+import { readSettings } from '../host/read-settings.js';
 import { ChatSession } from './chat-session.js';
+import { archive, reopen, type SavedConversation } from './conversation-history.js';
+import { modelGroups, startingModel } from './model-groups.js';
 
 /** Workspace-state keys: the conversation and the model survive a window reload (issue 18 #3). */
 const CONVERSATION_KEY = 'tollgate.chat.conversation';
 const MODEL_KEY = 'tollgate.chat.model';
+/** Conversations put aside by New Chat, newest first, bounded (conversation-history.ts). */
+const HISTORY_KEY = 'tollgate.chat.history';
 export const CHAT_VIEW_TYPE = 'tollgate.chat';
+/** The Chat view in the Tollgate activity-bar container (package.json `views`). */
+export const CHAT_SIDEBAR_VIEW = 'tollgate.chatView';
+
+/** What the panel and the sidebar view have in common: a webview that can go away. */
+type ChatSurface = vscode.WebviewPanel | vscode.WebviewView;
 
 /**
- * The chat panel: a model picker filled from /v1/models and one conversation, streamed. The
- * conversation is kept in workspace state and the panel is restored after a reload by its serializer.
+ * The chat: a model picker filled from /v1/models and one conversation, streamed, shown in a panel and
+ * in the Chat view of the activity bar — one conversation, every open surface shows it. The conversation
+ * is kept in workspace state and the panel is restored after a reload by its serializer.
  */
 export class ChatPanel implements vscode.Disposable {
   #panel: vscode.WebviewPanel | undefined;
   #session: ChatSession | undefined;
   #ready: Promise<void> | undefined;
+  /** Surfaces whose view said 'ready': the session's messages go to each. */
+  readonly #surfaces = new Set<vscode.Webview>();
   readonly #serializer: vscode.Disposable;
+  readonly #sidebar: vscode.Disposable;
+  readonly #restarted: vscode.Disposable;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -28,8 +44,31 @@ export class ChatPanel implements vscode.Disposable {
   ) {
     this.#serializer = vscode.window.registerWebviewPanelSerializer(CHAT_VIEW_TYPE, {
       // Not awaiting the view's 'ready': VS Code holds the view's messages until this resolves.
-      deserializeWebviewPanel: async (panel) => void this.#attach(panel),
+      deserializeWebviewPanel: async (panel) => void this.#attachPanel(panel),
     });
+    // A restart (settings, a provider added) may change the models: every open picker is filled again.
+    this.#restarted = host.onDidStart(() => {
+      if (this.#surfaces.size > 0) void this.#sendModels((message) => this.#surfaces.forEach((webview) => void webview.postMessage(message)));
+    });
+    this.#sidebar = vscode.window.registerWebviewViewProvider(
+      CHAT_SIDEBAR_VIEW,
+      { resolveWebviewView: (view) => void this.#attach(view) },
+      { webviewOptions: { retainContextWhenHidden: true } },
+    );
+  }
+
+  /** The one conversation, shared by the panel and the sidebar view; created when the first opens. */
+  #currentSession(): ChatSession {
+    const broadcast = (message: ToChatView) => {
+      for (const webview of this.#surfaces) void webview.postMessage(message);
+    };
+    const restored = this.context.workspaceState.get<ChatMessage[]>(CONVERSATION_KEY) ?? [];
+    this.#session ??= new ChatSession(async () => (await this.host.gateway()).chatClient, broadcast, restored, (messages) => {
+      void this.context.workspaceState.update(CONVERSATION_KEY, messages);
+      // A reply was kept: it was paid for.
+      if (messages.at(-1)?.role === 'assistant') void this.host.refreshSpend();
+    });
+    return this.#session;
   }
 
   /** The model last picked in the view (remembered per workspace), used by "Ask About Selection". */
@@ -43,38 +82,74 @@ export class ChatPanel implements vscode.Disposable {
       this.#panel.reveal(undefined, false);
       return this.#ready;
     }
-    return this.#attach(createPanel(this.context, CHAT_VIEW_TYPE, 'Tollgate Chat', vscode.ViewColumn.Beside));
+    return this.#attachPanel(createPanel(this.context, CHAT_VIEW_TYPE, 'Tollgate Chat', vscode.ViewColumn.Beside));
   }
 
-  #attach(panel: vscode.WebviewPanel): Promise<void> {
+  #attachPanel(panel: vscode.WebviewPanel): Promise<void> {
     configurePanel(this.context, panel);
     this.#panel = panel;
-    const post = (message: ToChatView) => void panel.webview.postMessage(message);
-    const restored = this.context.workspaceState.get<ChatMessage[]>(CONVERSATION_KEY) ?? [];
-    const session = (this.#session = new ChatSession(async () => (await this.host.gateway()).chatClient, post, restored, (messages) => void this.context.workspaceState.update(CONVERSATION_KEY, messages)));
-    this.#ready = new Promise((resolve) => {
-      panel.webview.onDidReceiveMessage(async (message: FromChatView) => {
+    panel.onDidDispose(() => {
+      this.#panel = undefined;
+      this.#ready = undefined;
+    });
+    this.#ready = this.#attach(panel);
+    return this.#ready;
+  }
+
+  /** Loads the chat into a panel or the sidebar view; resolves once its view can take messages. */
+  #attach(surface: ChatSurface): Promise<void> {
+    configurePanel(this.context, surface);
+    const session = this.#currentSession();
+    const post = (message: ToChatView) => void surface.webview.postMessage(message);
+    // Set on the view's 'ready' itself, not after the models arrive (the gateway may still be starting):
+    // a view that said 'ready' is never loaded again (loadWhenShown).
+    let isReady = false;
+    const ready = new Promise<void>((resolve) => {
+      surface.webview.onDidReceiveMessage(async (message: FromChatView) => {
         if (message.type === 'ready') {
-          session.replay();
+          isReady = true;
+          session.replay(post);
+          this.#surfaces.add(surface.webview);
           await this.#sendModels(post);
           resolve();
         } else await this.#receive(message, session);
       });
     });
-    panel.onDidDispose(() => {
-      session.stop();
-      this.#panel = undefined;
-      this.#session = undefined;
-      this.#ready = undefined;
+    surface.onDidDispose(() => {
+      this.#surfaces.delete(surface.webview);
+      // The last surface gone: nothing shows the reply any more.
+      if (this.#surfaces.size === 0) session.stop();
     });
-    loadView(this.context, panel, 'chat', 'Tollgate Chat');
-    return this.#ready;
+    loadWhenShown(surface, () => isReady, () => loadView(this.context, surface, 'chat', 'Tollgate Chat'));
+    return ready;
   }
 
-  /** "Tollgate: New Chat": forgets the saved conversation and starts afresh. */
+  /** "Tollgate: New Chat": the conversation goes to History and a new one starts. */
   async newChat(): Promise<void> {
     await this.open();
-    this.#session?.clear();
+    this.#startNew(this.#currentSession());
+  }
+
+  #startNew(session: ChatSession): void {
+    void this.context.workspaceState.update(HISTORY_KEY, archive(this.#history(), session.messages, new Date()));
+    session.clear();
+  }
+
+  #history(): SavedConversation[] {
+    return this.context.workspaceState.get<SavedConversation[]>(HISTORY_KEY) ?? [];
+  }
+
+  /** "Tollgate: Chat History": pick an earlier conversation to continue; the current one is put aside. */
+  async showHistory(): Promise<void> {
+    const history = this.#history();
+    const items = history.map((saved, index) => ({ label: saved.title, description: `${saved.messages.length} messages`, detail: new Date(saved.at).toLocaleString(), index }));
+    const chosen = await vscode.window.showQuickPick(items, { title: 'Chat History', placeHolder: items.length ? 'Continue an earlier conversation' : 'No earlier conversations: New Chat puts one here' });
+    if (!chosen) return;
+    await this.open();
+    const session = this.#currentSession();
+    const next = reopen(history, chosen.index, session.messages, new Date());
+    await this.context.workspaceState.update(HISTORY_KEY, next.history);
+    session.load(next.messages);
   }
 
   /**
@@ -96,7 +171,9 @@ export class ChatPanel implements vscode.Disposable {
       case 'retry':
         return session.retry(message.automatic ?? false);
       case 'new':
-        return session.clear();
+        return this.#startNew(session);
+      case 'history':
+        return this.showHistory();
       case 'code':
         return this.codeAction(message.action, message.text, message.language);
       case 'action':
@@ -110,11 +187,13 @@ export class ChatPanel implements vscode.Disposable {
     const configured = vscode.workspace.getConfiguration('tollgate').get<string>('chat.model') || undefined;
     try {
       const models = await (await this.host.gateway()).client.models();
-      const remembered = this.#lastModel;
-      const selected = [remembered, configured].find((model) => model && models.includes(model)) ?? models[0];
-      post({ type: 'models', models, selected });
+      const settings = readSettings();
+      const stored = await this.host.keys.all(Object.keys(settings.providers));
+      const keyed = new Set([...Object.keys(stored), ...Object.entries(builtInProviderKeys).filter(([, variable]) => process.env[variable]).map(([name]) => name)]);
+      const groups = modelGroups(models, settings, keyed);
+      post({ type: 'models', groups, selected: startingModel(groups, [this.#lastModel, configured]) });
     } catch (error) {
-      post({ type: 'models', models: [], selected: undefined });
+      post({ type: 'models', groups: [], selected: undefined });
       post({ type: 'error', id: 0, explanation: { title: 'Gateway not running', detail: (error as Error).message, action: { kind: 'command', label: 'Restart Gateway', command: 'tollgate.restartGateway' } } });
     }
   }
@@ -134,6 +213,8 @@ export class ChatPanel implements vscode.Disposable {
 
   dispose(): void {
     this.#serializer.dispose();
+    this.#sidebar.dispose();
+    this.#restarted.dispose();
     this.#panel?.dispose();
   }
 }

@@ -40,13 +40,13 @@ export class ChatSession {
     return this.#abort !== undefined;
   }
 
-  /** The conversation so far, for a view that was (re)opened. */
-  replay(): void {
+  /** The conversation so far, for a view that was (re)opened: told to that view only (`to`). */
+  replay(to: (message: ToChatView) => void = this.post): void {
     for (const message of this.messages) {
       const id = ++this.#nextId;
       const text = typeof message.content === 'string' ? message.content : '';
-      if (message.role === 'user') this.post({ type: 'user', id, html: renderMarkdown(text) });
-      else this.post({ type: 'assistant', id, html: renderMarkdown(text), done: true });
+      if (message.role === 'user') to({ type: 'user', id, html: renderMarkdown(text) });
+      else to({ type: 'assistant', id, html: renderMarkdown(text), done: true });
     }
   }
 
@@ -87,11 +87,17 @@ export class ChatSession {
 
   /** Forgets the conversation (New Chat). */
   clear(): void {
+    this.load([]);
+  }
+
+  /** Continues another conversation (Chat History): the views show it from the start. */
+  load(messages: readonly ChatMessage[]): void {
     this.stop();
-    this.messages.length = 0;
+    this.messages.splice(0, this.messages.length, ...messages);
     this.#queue = [];
     this.#changed();
     this.post({ type: 'clear' });
+    this.replay();
   }
 
   async #ask(text: string, model: string): Promise<void> {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import { startSessionGateway, type SessionGateway } from './session-gateway.js';
+import { spendLabel } from './budget.js';
 import { ProviderKeys } from './provider-keys.js';
 import { MEMORY } from './host-config.js';
 import { currentDatabase, gatewaySettingKeys, readSettings } from './read-settings.js';
@@ -17,7 +18,12 @@ export class GatewayHost implements vscode.Disposable {
   readonly #usedScratch = new Set<string>();
   #restartPending = false;
   readonly #status = vscode.window.createStatusBarItem('tollgate.status', vscode.StatusBarAlignment.Left, 50);
+  /** Spend of the session budget; a click opens the budget where its value is in effect. */
+  readonly #spend = vscode.window.createStatusBarItem('tollgate.spend', vscode.StatusBarAlignment.Left, 49);
   readonly #disposables: vscode.Disposable[] = [];
+  readonly #started = new vscode.EventEmitter<void>();
+  /** The gateway (re)started: its models may have changed. */
+  readonly onDidStart = this.#started.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -28,7 +34,11 @@ export class GatewayHost implements vscode.Disposable {
     this.#status.command = 'tollgate.pickDatabase';
     this.#render('stopped');
     this.#status.show();
+    this.#spend.name = 'Tollgate Spend';
+    this.#spend.command = 'tollgate.openBudgetSetting';
     this.#disposables.push(
+      this.#started,
+      this.#spend,
       this.#status,
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (gatewaySettingKeys.some((key) => event.affectsConfiguration(`tollgate.${key}`))) void this.#settingsChanged();
@@ -36,6 +46,21 @@ export class GatewayHost implements vscode.Disposable {
       }),
       keys.onDidChange(() => void this.restart()),
     );
+  }
+
+  /** After a model call: the status bar shows the session's spend of its budget. */
+  async refreshSpend(): Promise<void> {
+    const running = this.#running;
+    if (!running) return this.#spend.hide();
+    try {
+      const wallet = await (await running).walletUsd();
+      const budget = readSettings().sessionBudgetUsd;
+      this.#spend.text = `$(credit-card) ${spendLabel(budget, wallet)}`;
+      this.#spend.tooltip = `Spent of this session's Tollgate budget. Click to change the budget (tollgate.sessionBudgetUsd).`;
+      this.#spend.show();
+    } catch (error) {
+      this.log.error('reading the session spend failed', error);
+    }
   }
 
   /** The current database changed (workspace state): the status bar names it. */
@@ -87,6 +112,7 @@ export class GatewayHost implements vscode.Disposable {
     this.#restartPending = false;
     this.#url = undefined;
     this.#render('stopped');
+    this.#spend.hide();
     await running?.then((gateway) => gateway.close()).catch((error) => this.log.error('stopping the gateway failed', error));
   }
 
@@ -104,6 +130,10 @@ export class GatewayHost implements vscode.Disposable {
       this.log.info(`Tollgate listening on ${gateway.url} (session key in memory only)`);
       this.#url = gateway.url;
       this.#render('running');
+      void Promise.resolve().then(() => {
+        this.#started.fire();
+        return this.refreshSpend();
+      });
       return gateway;
     } catch (error) {
       this.#running = undefined;

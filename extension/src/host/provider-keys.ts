@@ -19,9 +19,14 @@ export class ProviderKeys {
   async prompt(configuredProviders: string[]): Promise<boolean> {
     const provider = await vscode.window.showQuickPick(providerNames(configuredProviders), { title: 'Set Provider API Key', placeHolder: 'Which provider?' });
     if (!provider) return false;
+    return this.promptFor(provider, 'Leave empty to remove the stored key.');
+  }
+
+  /** Asks `provider`'s key; an empty one removes the stored key. Resolves true if anything changed. */
+  async promptFor(provider: string, emptyMeans: string): Promise<boolean> {
     const key = await vscode.window.showInputBox({
       title: `API key for ${provider}`,
-      prompt: 'Stored in VS Code SecretStorage, never in settings. Leave empty to remove the stored key.',
+      prompt: `Stored in VS Code SecretStorage, never in settings. ${emptyMeans}`,
       password: true,
       ignoreFocusOut: true,
     });

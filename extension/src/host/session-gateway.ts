@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKey, hashKey, tollgate, type Logger, type SqlAssets } from '@tollgate/middleware';
 import { TollgateClient } from '@tollgate/client';
-import { hostConfig, type HostSettings } from './host-config.js';
+import { SESSION_ORG, hostConfig, type HostSettings } from './host-config.js';
 
 /** Tollgate running inside the extension host for one editor session. */
 export interface SessionGateway {
@@ -11,6 +11,8 @@ export interface SessionGateway {
   client: TollgateClient;
   /** No automatic retries: the chat view shows rate limits as a countdown and retries itself. */
   chatClient: TollgateClient;
+  /** What is left of the session budget, USD (the session organization's wallet). */
+  walletUsd(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startSessionGateway(settings: HostSettings, options: Sessi
     url,
     client: new TollgateClient({ baseUrl: url, apiKey: sessionKey }),
     chatClient: new TollgateClient({ baseUrl: url, apiKey: sessionKey, maxRetries: 0, messagesMaxRetries: 0 }),
+    walletUsd: async () => (await gate.admin.usage(SESSION_ORG)).wallet,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -16,8 +16,9 @@ const MAX_CELL_CHARS = 200;
  * @example cellText('a\nb', 'text') // { text: 'a↵b', kind: 'text', full: 'a\nb' }
  * @example cellText('AAEC', 'blob') // { text: '<BLOB 3 bytes> 00 01 02', kind: 'blob', full: … }
  */
-export function cellText(value: unknown, storage?: 'integer' | 'real' | 'text' | 'blob' | null): CellText {
-  if (value === null || value === undefined) return { text: 'NULL', kind: 'null', full: 'NULL' };
+export function cellText(value: unknown, storage?: 'integer' | 'real' | 'text' | 'blob' | null, declared?: string | null): CellText {
+  if (value === null || value === undefined) return NULL_CELL;
+  if (typeof value === 'string' && NON_FINITE_TEXT.has(value) && (storage === 'real' || FLOAT_DECLARED.test(declared ?? ''))) return { text: value, kind: 'number', full: value };
   if (storage === 'blob' && typeof value === 'string') {
     const bytes = base64Bytes(value);
     const hex = [...bytes.slice(0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ');
@@ -29,6 +30,14 @@ export function cellText(value: unknown, storage?: 'integer' | 'real' | 'text' |
   return { text: line.length > MAX_CELL_CHARS ? `${line.slice(0, MAX_CELL_CHARS)}…` : line, kind: typeof value === 'object' ? 'json' : storage === 'integer' || storage === 'real' ? 'number' : 'text', full };
 }
 
+/**
+ * Infinity, -Infinity and NaN have no JSON number: both SQL engines send them as text, the sql.js kind with
+ * storage `real` (README "Typed values"), the PostgreSQL kind declared float4/float8; shown literally, as numbers.
+ */
+const NON_FINITE_TEXT = new Set(['Infinity', '-Infinity', 'NaN']);
+const FLOAT_DECLARED = /^(float[48]?|real|double( precision)?)$/i;
+const NULL_CELL: CellText = { text: 'NULL', kind: 'null', full: 'NULL' };
+
 function base64Bytes(base64: string): Uint8Array {
   const binary = atob(base64);
   const bytes = new Uint8Array(binary.length);
@@ -36,15 +45,20 @@ function base64Bytes(base64: string): Uint8Array {
   return bytes;
 }
 
-/** The storage class of one value: the column's, or the row's own when the column mixes classes. */
-export function storageAt(type: { storage: string | null; storage_by_row?: (string | null)[] } | undefined, row: number): 'integer' | 'real' | 'text' | 'blob' | null | undefined {
-  const storage = type?.storage === 'mixed' ? type.storage_by_row?.[row] : type?.storage;
+/**
+ * The storage class of one value: the row's own when the column mixes classes (null for a NULL), else the
+ * column's, null for a NULL.
+ */
+export function storageAt(type: { storage: string | null; storage_by_row?: (string | null)[] } | undefined, row: number, value: unknown): 'integer' | 'real' | 'text' | 'blob' | null | undefined {
+  const storage = type?.storage === 'mixed' ? type.storage_by_row?.[row] : value === null ? null : type?.storage;
   return storage as 'integer' | 'real' | 'text' | 'blob' | null | undefined;
 }
 
 /** SQLite's order for ORDER BY: NULL first, then numbers by value, then text. */
 export function compareCells(a: unknown, b: unknown): number {
   if (a === b) return 0;
+  if (typeof a === 'string' && NON_FINITE_TEXT.has(a)) a = Number(a);
+  if (typeof b === 'string' && NON_FINITE_TEXT.has(b)) b = Number(b);
   if (a === null || a === undefined) return -1;
   if (b === null || b === undefined) return 1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;

@@ -1,11 +1,14 @@
 import * as vscode from 'vscode';
 import { exportFormats, type ExportFormat } from '../sql/format-results.js';
-import { configurePanel, createPanel, loadView } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView, loadWhenShown } from '../webview/panel-assets.js';
 import type { FromResultsView, ResultsState, ToResultsView } from '../webview/protocol.js';
+import { firstChunks, restorableRuns, rowsChunk } from './row-chunks.js';
 
 const extensions: Record<ExportFormat, string> = { csv: 'csv', json: 'json', markdown: 'md' };
 /** Runs kept as tabs in the panel; older ones are in Query History. */
 const KEPT_RUNS = 8;
+/** Workspace-state key of the finished runs a reloaded window shows again (issue 18 #3). */
+const RESTORE_KEY = 'tollgate.results.runs';
 
 /**
  * The results grid: one panel, reused, beside the editor. It keeps the last runs (newest first), so a
@@ -21,12 +24,17 @@ export class ResultsPanel implements vscode.Disposable {
   readonly onDidRequestCancel = this.#cancel.event;
 
   constructor(private readonly context: vscode.ExtensionContext) {
-    // After a window reload VS Code brings the panel back in its group. A restored results view stayed blank
-    // in the end-to-end runs (not understood yet), so it is closed at once: its group closes with it
-    // (workbench.editor.closeEmptyGroups) instead of staying behind empty (issue 18 #3), and the next run
-    // opens a fresh panel. Earlier results are in Query History.
+    // After a window reload VS Code brings the panel back in its group: it shows the finished runs kept in
+    // workspace state (issue 18 #3). Not awaiting the view's 'ready': VS Code holds the view's messages until
+    // this resolves.
     this.#serializer = vscode.window.registerWebviewPanelSerializer('tollgate.results', {
-      deserializeWebviewPanel: async (panel) => panel.dispose(),
+      deserializeWebviewPanel: async (panel) => {
+        // Negative ids: the new extension host numbers its runs from 1 again.
+        if (this.#runs.length === 0) this.#runs = (context.workspaceState.get<ResultsState[]>(RESTORE_KEY) ?? []).map((run, index) => ({ ...run, id: -1 - index }));
+        // Nothing kept (e.g. every run was still going): an empty panel would only leave an empty group.
+        if (this.#runs.length === 0) return panel.dispose();
+        this.#attach(panel);
+      },
     });
   }
 
@@ -38,6 +46,7 @@ export class ResultsPanel implements vscode.Disposable {
     if (!this.#panel) this.#attach(createPanel(this.context, 'tollgate.results', 'SQL Results', vscode.ViewColumn.Beside));
     else if (!this.#panel.visible) this.#panel.reveal(undefined, true);
     this.#post(state.id);
+    if (state.kind !== 'queued' && state.kind !== 'running') void this.context.workspaceState.update(RESTORE_KEY, restorableRuns(this.#runs));
   }
 
   #attach(panel: vscode.WebviewPanel): void {
@@ -46,12 +55,12 @@ export class ResultsPanel implements vscode.Disposable {
     this.#viewReady = false;
     panel.onDidDispose(() => (this.#panel = undefined));
     panel.webview.onDidReceiveMessage((message: FromResultsView) => this.#receive(message));
-    loadView(this.context, panel, 'results', 'SQL Results');
+    loadWhenShown(panel, () => this.#viewReady, () => loadView(this.context, panel, 'results', 'SQL Results'));
   }
 
   #post(selected = this.#runs[0]?.id ?? 0): void {
     if (!this.#panel || !this.#viewReady || this.#runs.length === 0) return;
-    void this.#panel.webview.postMessage({ type: 'show', runs: this.#runs, selected } satisfies ToResultsView);
+    void this.#panel.webview.postMessage({ type: 'show', runs: this.#runs.map((run) => firstChunks(run)), selected } satisfies ToResultsView);
   }
 
   async #receive(message: FromResultsView): Promise<void> {
@@ -61,6 +70,11 @@ export class ResultsPanel implements vscode.Disposable {
       return;
     }
     if (message.type === 'cancel') return this.#cancel.fire(message.run);
+    if (message.type === 'rows') {
+      const chunk = rowsChunk(this.#runs.find((run) => run.id === message.run), message.statement, message.from);
+      void this.#panel?.webview.postMessage({ type: 'rows', run: message.run, statement: message.statement, from: message.from, ...chunk } satisfies ToResultsView);
+      return;
+    }
     if (message.type === 'copy') {
       await vscode.env.clipboard.writeText(message.text);
       vscode.window.setStatusBarMessage(`Copied ${message.cells} cell${message.cells === 1 ? '' : 's'}`, 3000);

@@ -7,7 +7,7 @@ export function createPanel(context: vscode.ExtensionContext, viewType: string, 
 }
 
 /** A panel VS Code restored after a reload gets the same options as a new one. */
-export function configurePanel(context: vscode.ExtensionContext, panel: vscode.WebviewPanel): void {
+export function configurePanel(context: vscode.ExtensionContext, panel: { readonly webview: vscode.Webview }): void {
   panel.webview.options = panelOptions(context);
 }
 
@@ -16,7 +16,22 @@ function panelOptions(context: vscode.ExtensionContext): vscode.WebviewPanelOpti
 }
 
 /** Loads `dist/webview/<script>.js` and the shared stylesheet into the panel under the strict CSP. */
-export function loadView(context: vscode.ExtensionContext, panel: vscode.WebviewPanel, script: string, title: string): void {
+export function loadView(context: vscode.ExtensionContext, panel: { readonly webview: vscode.Webview }, script: string, title: string): void {
   const asset = (file: string) => panel.webview.asWebviewUri(vscode.Uri.joinPath(context.extensionUri, 'dist', 'webview', file)).toString();
   panel.webview.html = webviewHtml({ cspSource: panel.webview.cspSource, scriptUri: asset(`${script}.js`), styleUri: asset('view.css'), title });
+}
+
+/**
+ * Loads a view now, and again each time its panel is shown while the view has not said 'ready' yet. When
+ * VS Code restores two panels after a window reload, one of them sometimes stays blank: its document never
+ * runs its script (seen in code-server 4.100, either panel, cause not found). Setting the HTML again when
+ * the user looks at it brings it back.
+ */
+export function loadWhenShown(surface: { readonly webview: vscode.Webview; readonly visible: boolean; onDidDispose: vscode.Event<void> } & ({ onDidChangeViewState: vscode.Event<unknown> } | { onDidChangeVisibility: vscode.Event<void> }), isReady: () => boolean, load: () => void): void {
+  load();
+  const shown = 'onDidChangeViewState' in surface ? surface.onDidChangeViewState : surface.onDidChangeVisibility;
+  const listener = shown(() => {
+    if (surface.visible && !isReady()) load();
+  });
+  surface.onDidDispose(() => listener.dispose());
 }

@@ -1,10 +1,17 @@
 import type { Explanation } from '../chat/explain-error.js';
+import type { ModelGroup } from '../chat/model-groups.js';
 import type { Recovery } from '../chat/retry-policy.js';
 import type { SqlColumnType } from '@tollgate/client';
+
+/** A value's storage class as `column_types.storage_by_row` names it. */
+export type SqlStorage = NonNullable<SqlColumnType['storage_by_row']>[number];
 import type { ExportFormat } from '../sql/format-results.js';
 
-/** One statement's answer inside a run. Rows travel whole; the view pages through them. */
-export type StatementOutcome = { kind: 'table'; columns: string[]; types?: SqlColumnType[]; rows: unknown[][] } | { kind: 'ok'; affectedRows: number | undefined };
+/**
+ * One statement's answer inside a run. The host keeps every row; a run posted to the view carries the first
+ * chunk and `totalRows`, and the view asks for the rest chunk by chunk (results/row-chunks.ts).
+ */
+export type StatementOutcome = { kind: 'table'; columns: string[]; types?: SqlColumnType[]; rows: unknown[][]; totalRows?: number } | { kind: 'ok'; affectedRows: number | undefined };
 
 /** A statement of a run: its SQL (as written), the line it starts on, and what it answered. */
 export interface StatementView {
@@ -17,7 +24,7 @@ export interface StatementView {
  * One run as the results view shows it. `elapsedMs` is the time the run executed, never the time it
  * waited behind another run (`waitedMs`), which is shown apart (issue 18 #4).
  */
-export type ResultsState = { id: number; label: string; db: string } & (
+export type ResultsState = { id: number; label: string; db: string; /** Brought back after a window reload, rows cut to the first chunk. */ restored?: boolean } & (
   | { kind: 'queued'; behind: string }
   | { kind: 'running'; waitedMs?: number }
   | { kind: 'done'; elapsedMs: number; waitedMs?: number; statements: StatementView[] }
@@ -26,16 +33,22 @@ export type ResultsState = { id: number; label: string; db: string } & (
 );
 
 /** The runs kept (newest first): a later run never hides an earlier one's error, it gets its own tab. */
-export type ToResultsView = { type: 'show'; runs: ResultsState[]; selected: number };
+export type ToResultsView =
+  | { type: 'show'; runs: ResultsState[]; selected: number }
+  /** A chunk of a statement's rows, with each column's storage classes for them when it mixes classes. */
+  | { type: 'rows'; run: number; statement: number; from: number; rows: unknown[][]; storageByRow: (SqlStorage[] | undefined)[]; end: boolean };
 export type FromResultsView =
   /** `order`: the source rows as the grid shows them (sorted, filtered); exports follow the view. */
   | { type: 'export'; run: number; statement: number; format: ExportFormat; to: 'clipboard' | 'file'; order?: number[] }
   | { type: 'copy'; text: string; cells: number }
   | { type: 'cancel'; run: number }
+  /** The next chunk of a statement's rows, from row `from`. */
+  | { type: 'rows'; run: number; statement: number; from: number }
   | { type: 'ready' };
 
 export type ToChatView =
-  | { type: 'models'; models: string[]; selected: string | undefined }
+  /** The picker's models grouped by provider, ready ones first; embedding models are not offered. */
+  | { type: 'models'; groups: ModelGroup[]; selected: string | undefined }
   | { type: 'user'; id: number; html: string; queued?: boolean }
   | { type: 'dequeued'; id: number }
   | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean }
@@ -50,5 +63,6 @@ export type FromChatView =
   | { type: 'stop' }
   | { type: 'retry'; automatic?: boolean }
   | { type: 'new' }
+  | { type: 'history' }
   | { type: 'code'; action: 'copy' | 'insert' | 'run'; text: string; language: string }
   | { type: 'action'; action: NonNullable<Explanation['action']> };

@@ -15,3 +15,4 @@ export type { SqlQuery, SqlResult, SqlValue, SqlParams } from './sql/sql-types.j
 export type { Clock } from './runtime-clock.js';
 export { generateKey, hashKey } from './auth/index.js';
 export { jsonLogger, prettyLogger, type AccessLine } from './observe/index.js';
+export { defaultModels } from './catalog/index.js';

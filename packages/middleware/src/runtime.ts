@@ -1,7 +1,8 @@
 import type { ParsedConfig, ResolvedConfig } from './config/index.js';
 import { KeyRing } from './auth/index.js';
 import { SqlService, ungrantedWarning, type SqlServiceOptions } from './sql/index.js';
-import { createPolicy, type AdminOperations, type Policy } from './policy/index.js';
+import type { AdminOperations, Policy } from './policy/index.js';
+import { createPolicy } from './store/index.js';
 import { Gateway } from './gateway.js';
 import type { Clock } from './runtime-clock.js';
 import type { Logger } from './logger.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { hashKey, KeyRing } from '../../../packages/middleware/src/auth/index.js';
 import { parseConfig, type ConfigInput } from '../../../packages/middleware/src/config/index.js';
-import { createPolicy } from '../../../packages/middleware/src/policy/index.js';
+import { createPolicy } from '../../../packages/middleware/src/store/index.js';
 import { startGateway, type RunningGateway } from '../../support/gateway.js';
 import { RedisServer } from '../../support/redis-server.js';
 import { TestClock } from '../policy/policy-fixture.js';

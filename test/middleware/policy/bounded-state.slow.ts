@@ -7,7 +7,8 @@ import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { KeyRing } from '../../../packages/middleware/src/auth/index.js';
 import { parseConfig, type ConfigInput } from '../../../packages/middleware/src/config/index.js';
-import { createPolicy, type AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
+import { type AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
+import { createPolicy } from '../../../packages/middleware/src/store/index.js';
 import { RedisServer } from '../../support/redis-server.js';
 import { TestClock } from './policy-fixture.js';
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { KeyRing } from '../../../packages/middleware/src/auth/index.js';
 import { parseConfig, type ConfigInput } from '../../../packages/middleware/src/config/index.js';
 import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
-import { createPolicy, type Admission, type AdminOperations, type AdmissionRequest, type Policy } from '../../../packages/middleware/src/policy/index.js';
+import { type Admission, type AdminOperations, type AdmissionRequest, type Policy } from '../../../packages/middleware/src/policy/index.js';
+import { createPolicy } from '../../../packages/middleware/src/store/index.js';
 import { TestClock } from './policy-fixture.js';
 
 /** Where the instances under test keep their state: a memory store, or one Redis (server or Cluster) shared by two. */

@@ -163,7 +163,7 @@ describe('a settlement handed counts that are not counts (the stores\' own guard
     it(`${storeKind}: settles without throwing, frees the slot and leaves the wallet a finite number`, async () => {
       const { parseConfig } = await import('../../../packages/middleware/src/config/index.js');
       const { KeyRing } = await import('../../../packages/middleware/src/auth/index.js');
-      const { createPolicy } = await import('../../../packages/middleware/src/policy/index.js');
+      const { createPolicy } = await import('../../../packages/middleware/src/store/index.js');
       const redis = storeKind === 'redis' ? await RedisServer.start() : undefined;
       const { config } = parseConfig({ keys: [{ key: KEY, org: 'acme' }], organizations: { acme: { wallet: 10 } }, store: redis ? { kind: 'redis', url: redis.url } : { kind: 'memory' } }, {});
       const keys = KeyRing.fromConfig(config.keys);

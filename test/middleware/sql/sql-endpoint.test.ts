@@ -80,6 +80,12 @@ describe('POST /api/sql/query', () => {
     assert.deepEqual(body.data, [['9223372036854775807', 9007199254740991, '3q2+7w==', null, 1.5]]);
   });
 
+  it('sends an infinite REAL as the text "Infinity" or "-Infinity" with storage real, where JSON has no number for it', async () => {
+    const { body } = await sql({ query: 'SELECT 1e999 AS up, -1e999 AS down, 2.5 AS finite' });
+    assert.deepEqual(body.data, [['Infinity', '-Infinity', 2.5]]);
+    assert.deepEqual(body.column_types.map((type: { storage: string }) => type.storage), ['real', 'real', 'real']);
+  });
+
   it('selects a named database with context.db, file-backed or in memory', async () => {
     await sql({ query: 'CREATE TABLE d(x); INSERT INTO d VALUES (1)', context: { db: 'disk' } });
     const { body } = await sql({ query: 'SELECT x FROM d', context: { db: 'disk' } });

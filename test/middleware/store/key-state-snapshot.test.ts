@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashKey, KeyRing } from '../../../packages/middleware/src/auth/index.js';
 import { parseConfig } from '../../../packages/middleware/src/config/index.js';
-import { createPolicy, type AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
+import { type AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
+import { createPolicy } from '../../../packages/middleware/src/store/index.js';
 import { TestClock } from '../policy/policy-fixture.js';
 
 const KEY = 'tg-snapshot-key-0001-0123456789abcdef';

@@ -3,7 +3,7 @@
 // JavaScript over the built package, so nothing else this process does writes files.
 import { parseConfig } from '../../../packages/middleware/dist/config/index.js';
 import { KeyRing } from '../../../packages/middleware/dist/auth/index.js';
-import { createPolicy } from '../../../packages/middleware/dist/policy/index.js';
+import { createPolicy } from '../../../packages/middleware/dist/store/index.js';
 import { systemClock } from '../../../packages/middleware/dist/runtime-clock.js';
 
 process.on('SIGXFSZ', () => {}); // a write past the limit then fails with EFBIG instead of killing the process

@@ -3,7 +3,7 @@
 // Plain JavaScript over the built package, like ledger-child.mjs.
 import { parseConfig } from '../../../packages/middleware/dist/config/index.js';
 import { KeyRing } from '../../../packages/middleware/dist/auth/index.js';
-import { createPolicy } from '../../../packages/middleware/dist/policy/index.js';
+import { createPolicy } from '../../../packages/middleware/dist/store/index.js';
 import { systemClock } from '../../../packages/middleware/dist/runtime-clock.js';
 
 const [dir, url, prefix] = process.argv.slice(2);

@@ -4,7 +4,7 @@
 // JavaScript over the built package, so it starts fast. Args: dir, first n.
 import { parseConfig } from '../../../packages/middleware/dist/config/index.js';
 import { KeyRing } from '../../../packages/middleware/dist/auth/index.js';
-import { createPolicy } from '../../../packages/middleware/dist/policy/index.js';
+import { createPolicy } from '../../../packages/middleware/dist/store/index.js';
 import { systemClock } from '../../../packages/middleware/dist/runtime-clock.js';
 
 const [dir, firstArg] = process.argv.slice(2);

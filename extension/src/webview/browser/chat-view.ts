@@ -11,11 +11,12 @@ const transcript = el('section', { class: 'transcript', 'aria-live': 'polite', '
 const input = el('textarea', { id: 'prompt', rows: '3', placeholder: 'Ask a model… (Enter to send, Shift+Enter for a new line)', 'aria-label': 'Message' });
 const sendButton = el('button', { type: 'button', id: 'send' }, 'Send');
 const stopButton = el('button', { type: 'button', id: 'stop', class: 'secondary', hidden: '' }, 'Stop');
-const newButton = el('button', { type: 'button', id: 'new-chat', class: 'secondary', title: 'Start a new conversation' }, 'New Chat');
+const newButton = el('button', { type: 'button', id: 'new-chat', class: 'secondary', title: 'Start a new conversation (this one goes to History)' }, 'New Chat');
+const historyButton = el('button', { type: 'button', id: 'history', class: 'secondary', title: 'Continue an earlier conversation' }, 'History');
 let countdown: ReturnType<typeof setInterval> | undefined;
 
 app.replaceChildren(
-  el('header', { class: 'chat-header' }, el('label', { for: 'model' }, 'Model '), picker, newButton),
+  el('header', { class: 'chat-header' }, el('label', { for: 'model' }, 'Model '), picker, newButton, historyButton),
   transcript,
   el('footer', { class: 'composer' }, input, el('div', { class: 'buttons' }, sendButton, stopButton)),
 );
@@ -29,6 +30,7 @@ function submit(): void {
 }
 sendButton.addEventListener('click', submit);
 stopButton.addEventListener('click', () => send({ type: 'stop' }));
+historyButton.addEventListener('click', () => send({ type: 'history' }));
 newButton.addEventListener('click', () => {
   clearCountdown();
   send({ type: 'new' });
@@ -45,7 +47,9 @@ window.addEventListener('message', (event: MessageEvent<ToChatView>) => {
   const message = event.data;
   switch (message.type) {
     case 'models':
-      picker.replaceChildren(...message.models.map((model) => el('option', model === message.selected ? { value: model, selected: '' } : { value: model }, model)));
+      picker.replaceChildren(
+        ...message.groups.map((group) => el('optgroup', { label: group.label }, ...group.models.map((model) => el('option', model === message.selected ? { value: model, selected: '' } : { value: model }, model)))),
+      );
       break;
     case 'user': {
       // Typed while a reply streams: shown at once, marked, and sent when the reply ends.

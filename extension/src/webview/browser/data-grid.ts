@@ -2,6 +2,8 @@ import type { SqlColumnType } from '@tollgate/client';
 import { createTable, getCoreRowModel, getFilteredRowModel, getSortedRowModel, type ColumnDef, type Row, type TableState, type Updater } from '@tanstack/table-core';
 import { Virtualizer, elementScroll, observeElementOffset, observeElementRect } from '@tanstack/virtual-core';
 import { cellText, compareCells, rangeAsTsv, storageAt } from '../../results/cell-text.js';
+import { moveCell, type GridCell } from '../../results/grid-keys.js';
+import type { SqlStorage } from '../protocol.js';
 import { el } from './vscode-api.js';
 
 /** Every row is one line (cellText), so rows have one height and the virtualizer needs no measuring. */
@@ -12,12 +14,25 @@ export interface GridEvents {
   inspect(value: unknown, column: string, storage: string | undefined): void;
   /** Ctrl+C on a selected range: its cells as tab-separated lines. */
   copy(text: string, cells: number): void;
+  /** More rows are wanted, from row `from` (rows arrive in chunks; the grid asks for the next when one lands). */
+  more(from: number): void;
+}
+
+export interface GridRows {
+  /** The first chunk of rows. */
+  rows: unknown[][];
+  /** The size of the whole result; more than `rows.length` while chunks are still to come. */
+  totalRows: number;
+  /** A run restored after a window reload keeps only its first chunk: no more will come. */
+  restored: boolean;
 }
 
 export interface DataGrid {
   element: HTMLElement;
-  /** Source row indexes in the order shown (sorted, filtered): exports follow the view. */
-  viewOrder(): number[];
+  /** Source row indexes in the order shown (sorted, filtered): exports follow the view. Undefined (all rows, in order) while rows are still arriving. */
+  viewOrder(): number[] | undefined;
+  /** A chunk of rows from row `from`, with each column's per-row storage classes for them; `end`: no more. */
+  append(from: number, rows: unknown[][], storageByRow: (SqlStorage[] | undefined)[], end: boolean): void;
   dispose(): void;
 }
 
@@ -27,13 +42,21 @@ export interface DataGrid {
  * CDN and nothing injects a <style> the CSP would refuse. Click a header to sort, type in the filter row,
  * drag a header's edge to resize, drag or Shift+click over cells to select a range, Ctrl+C to copy it.
  */
-export function dataGrid(columns: string[], types: SqlColumnType[] | undefined, rows: unknown[][], events: GridEvents): DataGrid {
+export function dataGrid(columns: string[], columnTypes: SqlColumnType[] | undefined, first: GridRows, events: GridEvents): DataGrid {
+  let rows = first.rows;
+  // Copies: per-row storage classes grow with each chunk.
+  const types = columnTypes?.map((type) => (type.storage_by_row ? { ...type, storage_by_row: [...type.storage_by_row] } : type));
+  let complete = first.restored || rows.length >= first.totalRows;
+  const valueAt = (row: Row<unknown[]>, column: number) => {
+    const value = row.original[column];
+    return cellText(value, storageAt(types?.[column], row.index, value), types?.[column]?.declared);
+  };
   const defs: ColumnDef<unknown[]>[] = columns.map((name, index) => ({
     id: String(index),
     header: name,
     accessorFn: (row) => row[index],
     sortingFn: (a, b) => compareCells(a.original[index], b.original[index]),
-    filterFn: (row, _id, filter: string) => cellText(row.original[index], storageAt(types?.[index], row.index)).full.toLowerCase().includes(filter.toLowerCase()),
+    filterFn: (row, _id, filter: string) => valueAt(row, index).full.toLowerCase().includes(filter.toLowerCase()),
     sortUndefined: false,
   }));
   let state = {} as TableState;
@@ -78,8 +101,8 @@ export function dataGrid(columns: string[], types: SqlColumnType[] | undefined, 
 
   let shown: Row<unknown[]>[] = [];
   /** Selection in view coordinates (row of `shown`, column index). */
-  let anchor: { row: number; column: number } | undefined;
-  let focus: { row: number; column: number } | undefined;
+  let anchor: GridCell | undefined;
+  let focus: GridCell | undefined;
 
   const virtualizer = new Virtualizer<HTMLDivElement, HTMLTableRowElement>({
     count: 0,
@@ -93,18 +116,27 @@ export function dataGrid(columns: string[], types: SqlColumnType[] | undefined, 
   });
   const unmount = virtualizer._didMount();
 
-  function refresh(): void {
+  function refresh(keepSelection = false): void {
     shown = table.getRowModel().rows;
     for (const header of headRow.querySelectorAll<HTMLElement>('th[data-column]')) {
       const sorted = table.getColumn(header.dataset.column!)!.getIsSorted();
       header.setAttribute('aria-sort', sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none');
       header.querySelector('.sort')!.textContent = sorted === 'asc' ? ' ▲' : sorted === 'desc' ? ' ▼' : '';
     }
-    footer.textContent = shown.length === rows.length ? `${rows.length} row${rows.length === 1 ? '' : 's'}` : `${shown.length} of ${rows.length} rows match the filters`;
-    anchor = focus = undefined;
+    footer.textContent = footerText();
+    grid.setAttribute('aria-busy', String(!complete));
+    grid.setAttribute('aria-rowcount', String(shown.length));
+    if (!keepSelection) anchor = focus = undefined;
     virtualizer.setOptions({ ...virtualizer.options, count: shown.length });
     virtualizer._willUpdate();
     drawRows();
+  }
+
+  function footerText(): string {
+    const matching = shown.length === rows.length ? `${rows.length} row${rows.length === 1 ? '' : 's'}` : `${shown.length} of ${rows.length} rows match the filters`;
+    if (rows.length >= first.totalRows) return matching;
+    if (first.restored) return `${matching} — the first ${rows.length} of ${first.totalRows}, kept over the window reload; run the query again for all`;
+    return `${matching} — loading, ${rows.length} of ${first.totalRows}…`;
   }
 
   function drawRows(): void {
@@ -120,10 +152,11 @@ export function dataGrid(columns: string[], types: SqlColumnType[] | undefined, 
     for (const item of items) {
       const row = shown[item.index]!;
       const tr = el('tr', { 'aria-rowindex': String(item.index + 1) }, el('td', { class: 'rownum' }, String(row.index + 1)));
-      row.original.forEach((value, column) => {
-        const text = cellText(value, storageAt(types?.[column], row.index));
+      row.original.forEach((_value, column) => {
+        const text = valueAt(row, column);
         const td = el('td', { class: text.kind, title: text.full.length > 2000 ? `${text.full.slice(0, 2000)}…` : text.full, 'data-row': String(item.index), 'data-column': String(column) }, text.text);
         if (inSelection(item.index, column)) td.classList.add('selected');
+        if (focus?.row === item.index && focus.column === column) td.classList.add('cursor');
         tr.append(td);
       });
       drawn.push(tr);
@@ -160,7 +193,12 @@ export function dataGrid(columns: string[], types: SqlColumnType[] | undefined, 
   });
   /** Marks the selected cells in place: redrawing the rows would lose a double-click's target. */
   function paintSelection(): void {
-    for (const td of body.querySelectorAll<HTMLElement>('td[data-row]')) td.classList.toggle('selected', inSelection(Number(td.dataset.row), Number(td.dataset.column)));
+    for (const td of body.querySelectorAll<HTMLElement>('td[data-row]')) {
+      const row = Number(td.dataset.row);
+      const column = Number(td.dataset.column);
+      td.classList.toggle('selected', inSelection(row, column));
+      td.classList.toggle('cursor', focus?.row === row && focus.column === column);
+    }
   }
   window.addEventListener('pointerup', () => (dragging = false));
   body.addEventListener('dblclick', (event) => {
@@ -175,12 +213,31 @@ export function dataGrid(columns: string[], types: SqlColumnType[] | undefined, 
       const left = Math.min(anchor.column, focus.column);
       const right = Math.max(anchor.column, focus.column);
       events.copy(rangeAsTsv(shown.slice(top, bottom + 1).map((row) => row.original), left, right), (bottom - top + 1) * (right - left + 1));
+    } else if ((event.ctrlKey || event.metaKey) && event.key === 'a' && shown.length > 0) {
+      event.preventDefault();
+      anchor = { row: 0, column: 0 };
+      focus = { row: shown.length - 1, column: columns.length - 1 };
+      paintSelection();
     } else if (event.key === 'Enter' && focus) inspect(focus);
+    else navigate(event);
   });
+
+  /** Arrow keys, PageUp/PageDown, Home/End move the cursor cell (Shift extends the range), scrolled into view. */
+  function navigate(event: KeyboardEvent): void {
+    const page = Math.max(1, Math.floor(scroller.clientHeight / ROW_HEIGHT) - 2);
+    const next = moveCell(focus, event.key, { rows: shown.length, columns: columns.length, page }, event.ctrlKey || event.metaKey);
+    if (!next) return;
+    event.preventDefault();
+    if (!event.shiftKey || !anchor) anchor = next;
+    focus = next;
+    virtualizer.scrollToIndex(next.row, { align: 'auto' });
+    drawRows();
+    body.querySelector(`td[data-row="${next.row}"][data-column="${next.column}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
 
   function inspect(at: { row: number; column: number }): void {
     const row = shown[at.row];
-    if (row) events.inspect(row.original[at.column], columns[at.column]!, storageAt(types?.[at.column], row.index) ?? undefined);
+    if (row) events.inspect(row.original[at.column], columns[at.column]!, storageAt(types?.[at.column], row.index, row.original[at.column]) ?? undefined);
   }
 
   function startResize(event: PointerEvent, col: HTMLElement): void {
@@ -198,9 +255,19 @@ export function dataGrid(columns: string[], types: SqlColumnType[] | undefined, 
   }
 
   refresh();
+  if (!complete) events.more(rows.length);
   return {
     element,
-    viewOrder: () => shown.map((row) => row.index),
+    viewOrder: () => (complete ? shown.map((row) => row.index) : undefined),
+    append(from, chunk, storageByRow, end) {
+      if (from !== rows.length) return; // a stale or repeated answer
+      rows = rows.concat(chunk);
+      storageByRow.forEach((classes, column) => classes && types?.[column]?.storage_by_row?.push(...classes));
+      complete = end || rows.length >= first.totalRows;
+      table.setOptions((previous) => ({ ...previous, data: rows }));
+      refresh(true);
+      if (!complete) events.more(rows.length);
+    },
     dispose: unmount,
   };
 }

@@ -6,14 +6,16 @@ import { el, vscodeApi } from './vscode-api.js';
 const app = document.getElementById('app')!;
 const send = (message: FromResultsView) => vscodeApi.postMessage(message);
 let timer: ReturnType<typeof setInterval> | undefined;
-let shown: ToResultsView | undefined;
-let grids: DataGrid[] = [];
+let shown: Extract<ToResultsView, { type: 'show' }> | undefined;
+/** The grids on screen by `run:statement`, so a chunk of rows finds its grid. */
+let grids = new Map<string, DataGrid>();
 const inspector = el('aside', { class: 'inspector', 'aria-label': 'Value inspector', hidden: '' });
 
 window.addEventListener('message', (event: MessageEvent<ToResultsView>) => {
-  if (event.data.type !== 'show') return;
-  shown = event.data;
-  render(event.data.selected);
+  const message = event.data;
+  if (message.type === 'rows') return grids.get(`${message.run}:${message.statement}`)?.append(message.from, message.rows, message.storageByRow, message.end);
+  shown = message;
+  render(message.selected);
 });
 send({ type: 'ready' });
 
@@ -34,8 +36,8 @@ function render(selected: number): void {
     }
     children.push(tabs);
   }
-  for (const grid of grids) grid.dispose();
-  grids = [];
+  for (const grid of grids.values()) grid.dispose();
+  grids = new Map();
   children.push(...body(run));
   inspector.hidden = true;
   app.replaceChildren(el('div', { class: 'results-main' }, ...children), inspector);
@@ -45,6 +47,7 @@ const statusIcon: Record<ResultsState['kind'], string> = { queued: '⏸', runnin
 
 function body(run: ResultsState): HTMLElement[] {
   const header = el('header', { class: 'summary' }, el('span', { class: 'label' }, run.label), el('span', { class: 'db' }, `db: ${run.db}`));
+  if (run.restored) header.append(el('span', { class: 'restored', title: 'Shown again after the window reload; large results keep their first rows' }, 'before reload'));
   switch (run.kind) {
     case 'queued':
       return [header, el('p', { class: 'status queued', role: 'status' }, `Queued: waits for ${run.behind} to finish.`)];
@@ -64,7 +67,7 @@ function body(run: ResultsState): HTMLElement[] {
     case 'done': {
       const last = run.statements.at(-1)?.outcome;
       if (run.statements.length > 1) header.append(el('span', { class: 'count' }, `${run.statements.length} statements`));
-      else if (last?.kind === 'table') header.append(el('span', { class: 'count' }, plural(last.rows.length, 'row')));
+      else if (last?.kind === 'table') header.append(el('span', { class: 'count' }, plural(last.totalRows ?? last.rows.length, 'row')));
       header.append(...timing(run.elapsedMs, run.waitedMs));
       return [header, ...run.statements.map((statement, index) => section(run, statement, index))];
     }
@@ -86,16 +89,17 @@ function section(run: Extract<ResultsState, { kind: 'done' }>, statement: Statem
     { class: 'statement-head' },
     el('code', { class: 'sql', title: statement.sql }, statement.sql.replace(/\s+/g, ' ')),
     statement.line ? el('span', { class: 'line' }, `line ${statement.line}`) : '',
-    el('span', { class: 'outcome' }, outcome.kind === 'table' ? plural(outcome.rows.length, 'row') : outcome.affectedRows === undefined ? 'Done.' : `${plural(outcome.affectedRows, 'row')} affected.`),
+    el('span', { class: 'outcome' }, outcome.kind === 'table' ? plural(outcome.totalRows ?? outcome.rows.length, 'row') : outcome.affectedRows === undefined ? 'Done.' : `${plural(outcome.affectedRows, 'row')} affected.`),
   );
   const box = el('section', { class: `statement ${outcome.kind}`, 'aria-label': `Statement ${index + 1}` }, head);
   if (outcome.kind === 'ok') box.append(el('p', { class: 'status ok', role: 'status' }, outcome.affectedRows === undefined ? 'Done.' : `${plural(outcome.affectedRows, 'row')} affected.`));
   else {
-    const grid = dataGrid(outcome.columns, outcome.types, outcome.rows, {
+    const grid = dataGrid(outcome.columns, outcome.types, { rows: outcome.rows, totalRows: outcome.totalRows ?? outcome.rows.length, restored: run.restored ?? false }, {
       inspect: showInspector,
       copy: (text, cells) => send({ type: 'copy', text, cells }),
+      more: (from) => send({ type: 'rows', run: run.id, statement: index, from }),
     });
-    grids.push(grid);
+    grids.set(`${run.id}:${index}`, grid);
     box.append(exportBar(run.id, index, grid), grid.element);
   }
   return box;

@@ -1,4 +1,4 @@
-import type { ParamRule } from '../config/index.js';
+import type { ParamRule } from './param-rule.js';
 import type { ParamCapability, ParamTable } from './param-table.js';
 
 /** What adaptation changed, in the order it happened; this is what fills the §4.3 headers. */

@@ -11,6 +11,16 @@ export type ParamTable = Readonly<Record<string, ParamCapability>>;
 
 export const unsupported = { unsupported: true } as const;
 
+/** OpenAI chat parameters for OpenAI's own service and models only: no other provider has a field for them. */
+export const openAiServiceOnly: ParamTable = {
+  service_tier: unsupported,
+  prediction: unsupported,
+  modalities: unsupported,
+  audio: unsupported,
+  reasoning_effort: unsupported,
+  store: unsupported,
+};
+
 /**
  * Whether a route whose table has `capability` for a parameter keeps `value` of it: what translating
  * wrappers (Responses via chat) ask of the chat table they wrap.

@@ -1,13 +1,9 @@
 import { z } from 'zod';
-import { providerKinds } from '../providers/registry.js';
+import { paramRule } from '../adapt/param-rule.js';
+import { providerSettings } from '../providers/provider-settings.js';
+import { relayDefaults, relaySettings } from '../upstream/relay-settings.js';
 import { keyStrengthProblem } from './key-strength.js';
 import { organizationNameProblem } from './organization-name.js';
-
-/** Parameter capability of a model: `false` — it cannot take it (dropped); a range — clamped into it. */
-const paramRule = z.union([
-  z.literal(false),
-  z.object({ min: z.number().optional(), max: z.number().optional() }).strict(),
-]);
 
 /** Organization names follow one rule everywhere (config-schema, admin operations): see organization-name.ts. */
 const organizationName = z.string().superRefine((name, ctx) => {
@@ -65,36 +61,6 @@ const organization = z
       .refine((inc) => inc.period !== undefined || inc.resetAt !== undefined, { message: 'give "period" or "resetAt"' })
       .optional(),
     limits: limits.default({}),
-  })
-  .strict();
-
-const provider = z
-  .object({
-    /** A registered provider kind (providers/registry.ts). */
-    kind: z.enum(providerKinds),
-    baseUrl: z.url().optional(),
-    apiKey: z.string().optional(),
-    /** `bedrock`: the AWS region signed for and called (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1). */
-    region: z.string().min(1).optional(),
-    /**
-     * `bedrock`: AWS credentials for SigV4 (default: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
-     * Each may be absent here: a `${NAME}` that is unset disables the provider, as an unset `apiKey` does.
-     */
-    credentials: z.object({ accessKeyId: z.string().min(1).optional(), secretAccessKey: z.string().min(1).optional(), sessionToken: z.string().min(1).optional() }).strict().optional(),
-    /** Extra headers sent upstream (e.g. an OpenAI organization id). */
-    headers: z.record(z.string(), z.string()).default({}),
-    timeoutMs: z.number().int().positive().default(120_000),
-    /** Attempts per route for transient failures, before failing over to the next route. */
-    maxRetries: z.number().int().min(0).max(10).default(2),
-    /** First backoff step; later ones double, with full jitter, up to 4 s or the provider's Retry-After. */
-    retryBaseMs: z.number().int().nonnegative().default(200),
-    /**
-     * Whether an `openai`-kind server speaks `/v1/responses` itself (relayed natively) or not (translated
-     * through chat completions). Default: true for OpenAI's own hosts, false for other OpenAI-compatible servers.
-     */
-    responsesApi: z.boolean().optional(),
-    /** Not routable: set by the parser when a `${NAME}` of the provider is unset, or by hand. */
-    disabled: z.boolean().optional(),
   })
   .strict();
 
@@ -204,22 +170,6 @@ const sql = z
   .refine((s) => s.default in s.databases, { message: 'sql.default must name one of sql.databases', path: ['default'] });
 
 const MIB = 1_048_576;
-const relayDefaults = { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256 };
-
-const relay = z
-  .object({
-    /** Largest JSON answer (or error body) read from a provider, and largest single event of a stream. */
-    maxAnswerBytes: z.number().int().positive().max(512 * MIB).default(relayDefaults.maxAnswerBytes),
-    /** Largest whole stream read from a provider. */
-    maxStreamBytes: z.number().int().positive().default(relayDefaults.maxStreamBytes),
-    /** Overall time one upstream attempt may take, headers and body; `providers.*.timeoutMs` bounds idle time only. */
-    attemptDeadlineMs: z.number().int().positive().default(relayDefaults.attemptDeadlineMs),
-    /** How long a relayed stream may wait for a client that does not read before it ends as a failed stream. */
-    maxPausedStreamMs: z.number().int().positive().default(relayDefaults.maxPausedStreamMs),
-    /** Upstream connections per provider origin. */
-    connections: z.number().int().positive().default(relayDefaults.connections),
-  })
-  .strict();
 
 const idempotencyDefaults = { maxEntries: 10_000, maxBytes: 64 * MIB, maxAnswerBytes: 4 * MIB };
 
@@ -272,7 +222,7 @@ export const configSchema = z
   .object({
     keys: z.array(keyEntry).default([]),
     organizations: z.record(organizationName, organization).default({}),
-    providers: z.record(z.string(), provider).default({}),
+    providers: z.record(z.string(), providerSettings).default({}),
     models: z.record(z.string(), model).default({}),
     /** When false, only the configured models are served (no default catalog). */
     defaultCatalog: z.boolean().default(true),
@@ -288,7 +238,7 @@ export const configSchema = z
     /** How long admission may wait for the policy store before answering 503 policy_unavailable. */
     policyTimeoutMs: z.number().int().positive().default(1_000),
     /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
-    relay: relay.default(relayDefaults),
+    relay: relaySettings.default(relayDefaults),
     /** Opt-in Prometheus endpoint; absent, no metric is counted (README "Operating"). */
     metrics: metrics.optional(),
     /** Opt-in OpenTelemetry spans through @opentelemetry/api (a no-op unless the host registers an SDK). */
@@ -302,13 +252,13 @@ export const configSchema = z
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type ResolvedConfig = z.output<typeof configSchema>;
-export type ProviderConfig = ResolvedConfig['providers'][string];
 export type ModelConfig = ResolvedConfig['models'][string];
 export type OrganizationConfig = ResolvedConfig['organizations'][string];
 export type KeyConfig = ResolvedConfig['keys'][number];
-export type ParamRule = z.output<typeof paramRule>;
 export type SqlConfig = ResolvedConfig['sql'];
 export type StoreConfig = ResolvedConfig['store'];
-export type RelayConfig = ResolvedConfig['relay'];
 export type MetricsConfig = NonNullable<ResolvedConfig['metrics']>;
+export type { ParamRule } from '../adapt/param-rule.js';
+export type { ProviderConfig } from '../providers/provider-settings.js';
+export type { RelayConfig } from '../upstream/relay-settings.js';
 export type ConsoleConfig = NonNullable<ResolvedConfig['console']>;

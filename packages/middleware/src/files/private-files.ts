@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { chmod, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -13,6 +13,15 @@ export const PRIVATE_DIR_MODE = 0o700;
 /** Creates a directory (and missing parents) 0700; an existing directory is left as its owner set it. */
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+}
+
+/**
+ * Creates a directory (and missing parents) 0700 without blocking. An existing directory keeps its mode
+ * unless `own` says Tollgate owns it (a ledger directory), since a parent may be the user's cwd.
+ */
+export async function ensurePrivateDirectory(dir: string, own = false): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  if (own) await chmod(dir, PRIVATE_DIR_MODE);
 }
 
 /**

@@ -52,3 +52,13 @@ export function keyScopes(scopes: unknown): ('models' | 'sql' | 'sql:read')[] {
   }
   return [...new Set(scopes as ('models' | 'sql' | 'sql:read')[])];
 }
+
+/** An admin's payment-method change: on (true) or off (false), nothing else. */
+export function checkPaymentMethod(value: unknown): asserts value is boolean {
+  if (typeof value !== 'boolean') throw new ServiceError('invalid_request', 'A payment method is on (true) or off (false)');
+}
+
+/** What `revokeKey` names: the key, its SHA-256 or its id. */
+export function checkKeyToRevoke(keyOrId: unknown): asserts keyOrId is string {
+  if (typeof keyOrId !== 'string' || keyOrId === '') throw new ServiceError('invalid_request', 'Name the key to revoke: the key, its SHA-256 or its id');
+}

@@ -1,5 +1,6 @@
 import type { OrganizationConfig } from '../config/index.js';
-import { ServiceError } from '../errors/index.js';
+import type { ServiceError } from '../errors/index.js';
+import { denials } from './denials.js';
 import type { OrgBalances, OrgWindows, WindowTicket } from './org-state.js';
 import { costMicros, usdToMicros, type BilledTokens, type Micros } from './money.js';
 import type { AdmissionRequest, Usage } from './policy-types.js';
@@ -34,33 +35,30 @@ export function limitDenial(limits: Limits, windows: OrgWindows, request: Admiss
   if (rpm !== undefined) {
     windows.requests.advance(second);
     const admitted = windows.requests.total;
-    if (admitted >= rpm) return rateLimited(`requests per minute (${rpm})`, windows.requests.waitUntilFreed(admitted - rpm + 1, now));
+    if (admitted >= rpm) return denials.rateLimited(windows.requests.waitUntilFreed(admitted - rpm + 1, now), `requests per minute (${rpm})`);
   }
   if (tpm !== undefined) {
     windows.tokens.advance(second);
     const used = windows.tokens.total;
     // An empty window admits any prompt, even one larger than the whole limit (alone).
-    if (used > 0 && used + request.estimatedInputTokens > tpm) return rateLimited(`tokens per minute (${tpm})`, windows.tokens.waitUntilFreed(used + request.estimatedInputTokens - tpm, now));
+    if (used > 0 && used + request.estimatedInputTokens > tpm) return denials.rateLimited(windows.tokens.waitUntilFreed(used + request.estimatedInputTokens - tpm, now), `tokens per minute (${tpm})`);
   }
   if (concurrency !== undefined && windows.inFlight >= concurrency) {
     // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
-    return rateLimited(`concurrent requests (${concurrency})`, 1_000);
+    return denials.rateLimited(1_000, `concurrent requests (${concurrency})`);
   }
   return null;
 }
 
 function billingDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, recoveryUrl: string, now: number, reservation: Micros): ServiceError | null {
-  const walletEmpty = () => new ServiceError('wallet_empty', 'The organization\'s wallet cannot cover this request\'s worst-case cost; add credit to continue', { recoveryUrl });
   const covered = canReserve(balances.walletMicros, windows.reservedMicros, usdToMicros(org.overdraft), reservation);
   if (request.billing === 'included' && org.included) {
     if (balances.includedUsed < org.included.tokens) return null;
     // contract §7.1: with a payment method ever on file, the included model draws on the wallet.
-    if (balances.paymentMethod) return covered ? null : walletEmpty();
-    return new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', {
-      resetAt: new Date(balances.resetAt ?? now),
-    });
+    if (balances.paymentMethod) return covered ? null : denials.walletEmpty(recoveryUrl);
+    return denials.allowanceExhausted(new Date(balances.resetAt ?? now));
   }
-  return covered ? null : walletEmpty();
+  return covered ? null : denials.walletEmpty(recoveryUrl);
 }
 
 /**
@@ -157,6 +155,3 @@ export function releaseSlot(windows: OrgWindows, ticket: WindowTicket, tokensUse
   if (ticket.tokenSecond !== undefined) windows.tokens.correct(ticket.tokenSecond, tokensUsed - ticket.estimatedTokens);
 }
 
-function rateLimited(what: string, waitMs: number): ServiceError {
-  return new ServiceError('rate_limited', `Rate limit reached for ${what}; retry after the Retry-After interval`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
-}

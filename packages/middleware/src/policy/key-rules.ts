@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/index.js';
-import { ServiceError } from '../errors/index.js';
+import type { ServiceError } from '../errors/index.js';
+import { denials } from './denials.js';
 import { limitDenial, recordInWindows, releaseSlot } from './admission-rules.js';
 import { nextReset } from './allowance-period.js';
 import { microsToUsd, usdToMicros, type Micros } from './money.js';
@@ -54,7 +55,7 @@ export function keyDenial(key: Principal, state: KeyState, request: AdmissionReq
 
 /** The one answer for a key whose budget cannot hold a request, in both stores. */
 export function keyBudgetSpent(budget: NonNullable<Principal['budget']>, renewsAt: number, recoveryUrl: string): ServiceError {
-  return new ServiceError('wallet_empty', `This API key's ${periodAdjective[budget.period]} budget of USD ${budget.usd} is spent (or cannot cover this request's worst case); it renews at ${new Date(renewsAt).toISOString()}`, { recoveryUrl });
+  return denials.keyBudgetSpent(periodAdjective[budget.period], budget.usd, renewsAt, recoveryUrl);
 }
 
 export function recordKeyAdmission(key: Principal, state: KeyState, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../config/index.js';
+import type { ProviderConfig } from './provider-settings.js';
 import { ServiceError } from '../errors/index.js';
 import type { ClientProtocol, Codec } from './codec.js';
 import { messagesViaChat } from './messages-via-chat.js';

@@ -1,5 +1,5 @@
 import type { ParamTable } from '../adapt/index.js';
-import type { ProviderConfig } from '../config/index.js';
+import type { ProviderConfig } from './provider-settings.js';
 import type { UsageSeen } from '../translate/index.js';
 
 /** The client protocols Tollgate serves through the model pipeline (contract §4.2). */

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProviderConfig } from '../config/index.js';
+import type { ProviderConfig } from './provider-settings.js';
 import { readSseEvents } from '../upstream/index.js';
 import type { PreparedRequest, StreamFraming, UpstreamRequest } from './provider-definition.js';
 

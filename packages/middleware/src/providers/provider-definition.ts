@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ParamTable } from '../adapt/index.js';
-import type { ProviderConfig } from '../config/index.js';
+import type { ProviderConfig } from './provider-settings.js';
 import type { SseLimits } from '../upstream/index.js';
 import type { Codec } from './codec.js';
 

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../config/index.js';
+import type { ProviderConfig } from './provider-settings.js';
 import type { Codec, RouteTarget } from './codec.js';
 import type { PreparedRequest, ProviderDefinition, StreamFraming, TokenCounter } from './provider-definition.js';
 import { definitionOf } from './registry.js';

@@ -386,8 +386,13 @@ function rowOf(statement: Statement): unknown[] {
   return (statement.get as (params: null, config: { useBigInt: boolean }) => unknown[])(null, { useBigInt: true });
 }
 
-/** Integers beyond 2^53 become strings rather than be rounded; BLOBs become base64. */
+/**
+ * Integers beyond 2^53 become strings rather than be rounded; BLOBs become base64; an infinite REAL becomes
+ * "Infinity" / "-Infinity" (JSON has no number for it, and null would read as NULL) — as the PostgreSQL engine
+ * sends float8's. SQLite itself stores no NaN (it becomes NULL).
+ */
 function toJsonValue(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
   if (typeof value === 'bigint') {
     return value <= BigInt(Number.MAX_SAFE_INTEGER) && value >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(value) : value.toString();
   }

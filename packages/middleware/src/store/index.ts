@@ -1,3 +1,4 @@
+export { createPolicy, type PolicyOptions } from './create-policy.js';
 export { MemoryPolicyStore } from './memory-policy-store.js';
 export { RedisPolicyStore } from './redis-policy-store.js';
 export { Journal } from './journal.js';

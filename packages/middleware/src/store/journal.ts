@@ -2,7 +2,7 @@ import { readFileSync, truncateSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ensurePrivateDir, openPrivate } from '../files/index.js';
-import { syncDirectory } from './private-files.js';
+import { syncDirectory } from '../files/index.js';
 
 /**
  * An append-only JSON-lines file with group commit: appends that arrive while a write is in flight are
@@ -26,20 +26,27 @@ export class Journal<Record> {
     records: Record[],
     bytes: number,
     created = false,
+    after?: Promise<void>,
   ) {
     this.records = records;
     this.#bytes = bytes;
-    const handle = openPrivate(file, 'a');
+    const handle = after ? after.then(() => openPrivate(file, 'a')) : openPrivate(file, 'a');
     // A new file's directory entry is made durable before the first append is acknowledged.
     this.#handle = created ? handle.then(async (h) => (await syncDirectory(dirname(file)), h)) : handle;
   }
 
   /**
    * A journal appended to without being read: a file `readJsonLines` already replayed (`bytes` long), or
-   * with `created`, a new one.
+   * with `created`, a new one. With `after` (another journal's `idle()`), nothing is written before that
+   * journal's pending lines are durable, so appends complete in the order they were made across both.
    */
-  static forAppend<Record>(file: string, bytes: number, created = false): Journal<Record> {
-    return new Journal<Record>(file, [], bytes, created);
+  static forAppend<Record>(file: string, bytes: number, created = false, after?: Promise<void>): Journal<Record> {
+    return new Journal<Record>(file, [], bytes, created, after);
+  }
+
+  /** Resolves once every line appended so far was written and synced (or refused); never rejects. */
+  async idle(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
   }
 
   /** Bytes written or waiting to be written: what a store compares with its snapshot threshold. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { systemClock, type Clock } from '../runtime-clock.js';
 import { jsonLineChunks } from './json-lines-reader.js';
 import type { LedgerLine } from './journal-record.js';
-import { ensurePrivateDirectory, PRIVATE_FILE_MODE, syncDirectory } from './private-files.js';
+import { ensurePrivateDirectory, PRIVATE_FILE_MODE, syncDirectory } from '../files/index.js';
 
 export type { LedgerLine } from './journal-record.js';
 

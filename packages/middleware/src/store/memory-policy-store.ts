@@ -4,12 +4,13 @@ import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot, reservationMicros } from '../policy/admission-rules.js';
-import { balanceTooLarge, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
+import { balanceTooLarge, checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, usdToMicros } from '../policy/money.js';
 import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
 import { nextReset } from '../policy/allowance-period.js';
 import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import { rateLimitState } from '../policy/rate-limit-state.js';
+import { denials } from '../policy/denials.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
@@ -86,7 +87,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     const balances = this.#balances.get(name);
     const windows = this.#windows.get(name);
     // One process: authentication already saw every revocation, so only the organization is checked here.
-    if (!org || !balances || !windows) throw new ServiceError('unauthorized', 'The key\'s organization no longer exists');
+    if (!org || !balances || !windows) throw denials.organizationGone();
     const now = this.clock.now();
     refreshAllowance(balances, org, now);
     const reservation = reservationMicros(org, balances, request);
@@ -128,7 +129,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
 
   async setPaymentMethod(org: string, value: boolean): Promise<void> {
     this.#org(org);
-    if (typeof value !== 'boolean') throw new ServiceError('invalid_request', 'A payment method is on (true) or off (false)');
+    checkPaymentMethod(value);
     await this.#record({ t: 'payment', at: this.clock.now(), org, value });
   }
 
@@ -142,7 +143,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
   }
 
   async revokeKey(keyOrId: string): Promise<boolean> {
-    if (typeof keyOrId !== 'string' || keyOrId === '') throw new ServiceError('invalid_request', 'Name the key to revoke: the key, its SHA-256 or its id');
+    checkKeyToRevoke(keyOrId);
     const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId));
     if (!record) return false;
     await this.#record({ t: 'revoke', at: this.clock.now(), keyId: record.keyId });

@@ -3,13 +3,13 @@ import { resolve } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
-import { ServiceError } from '../errors/index.js';
 import { nextReset } from '../policy/allowance-period.js';
-import { declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
+import { checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
 import type { WindowTicket } from '../policy/org-state.js';
 import { worstCaseMicros } from '../policy/admission-rules.js';
 import { keyBudgetSpent } from '../policy/key-rules.js';
+import { denials } from '../policy/denials.js';
 import { rateLimitState } from '../policy/rate-limit-state.js';
 import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Clock } from '../runtime-clock.js';
@@ -18,7 +18,7 @@ import { admitScript, settleScript } from './redis-scripts.js';
 import { RedisIdempotencyStore } from './redis-idempotency-store.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
-import { keyKeys, orgKeys, type OrgKeys } from './redis-keys.js';
+import { keyKeys, orgKeys, type KeyKeys, type OrgKeys } from './redis-keys.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
 import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
@@ -171,12 +171,12 @@ export class RedisPolicyStore implements Policy, AdminOperations {
 
   async admit(request: AdmissionRequest): Promise<Admission> {
     const org = this.config.organizations[request.principal.org];
-    if (!org) throw new ServiceError('unauthorized', 'The key\'s organization no longer exists');
+    if (!org) throw denials.organizationGone();
     const now = this.clock.now();
     const id = randomUUID();
     const k = this.#orgKeys(request.principal.org);
     const { keyId, limits, budget } = request.principal;
-    const kk = keyKeys(this.prefix, request.principal.org, keyId);
+    const kk = this.#keyKeys(request.principal.org, keyId);
     const admitOnce = () =>
       this.redis.tollgateAdmit(
         k.bal, k.win, k.slots, k.revoked, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
@@ -203,7 +203,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       // request never keeps a concurrency slot until its lease expires. Harmless if it never ran.
       // Its tokens stay counted (whether it ran is unknown): at worst the estimate, until it leaves the window.
       if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 }, NOT_COUNTED);
-      throw new ServiceError('policy_unavailable', 'Account access could not be verified; retry in a few seconds', { cause: error });
+      throw denials.policyUnavailable(error);
     }
     // The admit script answers billing's fields first, then the key's window second (redis-scripts.ts).
     const [verdict, detail, requestsCounted, tokensCounted, head, keyDetail] = answer;
@@ -212,17 +212,17 @@ export class RedisPolicyStore implements Policy, AdminOperations {
         break;
       case 'revoked':
         this.keys.revoke(request.principal.keyId);
-        throw new ServiceError('unauthorized', 'Invalid or revoked API key');
+        throw denials.revokedKey();
       case 'rate':
-        throw new ServiceError('rate_limited', 'Rate limit reached; retry after the Retry-After interval', { retryAfterSeconds: Math.max(1, Math.ceil(Number(detail) / 1000)) });
+        throw denials.rateLimited(Number(detail));
       case 'wallet':
-        throw new ServiceError('wallet_empty', 'The organization\'s wallet cannot cover this request\'s worst-case cost; add credit to continue', { recoveryUrl: this.config.recoveryUrl });
+        throw denials.walletEmpty(this.config.recoveryUrl);
       case 'budget':
         throw keyBudgetSpent(budget!, Number(detail) || now, this.config.recoveryUrl);
       case 'exhausted':
-        throw new ServiceError('included_allowance_exhausted', 'Included tokens are used up until the reset time; add a payment method and credit to continue now', { resetAt: new Date(Number(detail) || now) });
+        throw denials.allowanceExhausted(new Date(Number(detail) || now));
       default:
-        throw new ServiceError('policy_unavailable', `Unexpected policy answer ${verdict}`);
+        throw denials.unexpectedVerdict(String(verdict));
     }
     // The reservation is held and released in Redis (the settle script), not by this instance.
     const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens, reservedMicros: 0 };
@@ -258,7 +258,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
 
   async setPaymentMethod(org: string, value: boolean): Promise<void> {
     this.#requireOrg(org);
-    if (typeof value !== 'boolean') throw new ServiceError('invalid_request', 'A payment method is on (true) or off (false)');
+    checkPaymentMethod(value);
     await this.#ensureInitialised();
     const k = this.#orgKeys(org);
     await this.redis.tollgatePaymentMethod(k.bal, k.changes, value ? '1' : '0', org, this.clock.now());
@@ -275,7 +275,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
 
   /** Revokes a configured key or one created on any instance, by key, SHA-256 or key id. */
   async revokeKey(keyOrId: string): Promise<boolean> {
-    if (typeof keyOrId !== 'string' || keyOrId === '') throw new ServiceError('invalid_request', 'Name the key to revoke: the key, its SHA-256 or its id');
+    checkKeyToRevoke(keyOrId);
     const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
     if (!record) return false;
     // In the key's organization's slot, where admission reads it; then told to every instance.
@@ -352,7 +352,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = '', route = ''): Promise<number | undefined> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
-    const kk = keyKeys(this.prefix, request.principal.org, request.principal.keyId);
+    const kk = this.#keyKeys(request.principal.org, request.principal.keyId);
     const now = this.clock.now();
     const tokens = billedTokens(usage);
     const rates = picoRates(request.price);
@@ -452,8 +452,35 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     return { ...record, revoked: (await this.redis.sismember(this.#orgKeys(record.org).revoked, record.keyId)) === 1 };
   }
 
+  /**
+   * Key names, built once per organization and per API key and reused: admission and settlement need them
+   * on every request, and 15 concatenated strings and two objects twice per request were pure garbage. The
+   * maps hold one entry per organization and per key that made a request (bounded by the keys that exist).
+   */
+  readonly #orgKeyNames = new Map<string, OrgKeys>();
+  readonly #keyKeyNames = new Map<string, Map<string, KeyKeys>>();
+
   #orgKeys(org: string): OrgKeys {
-    return orgKeys(this.prefix, org);
+    let names = this.#orgKeyNames.get(org);
+    if (!names) {
+      names = orgKeys(this.prefix, org);
+      this.#orgKeyNames.set(org, names);
+    }
+    return names;
+  }
+
+  #keyKeys(org: string, keyId: string): KeyKeys {
+    let ofOrg = this.#keyKeyNames.get(org);
+    if (!ofOrg) {
+      ofOrg = new Map();
+      this.#keyKeyNames.set(org, ofOrg);
+    }
+    let names = ofOrg.get(keyId);
+    if (!names) {
+      names = keyKeys(this.prefix, org, keyId);
+      ofOrg.set(keyId, names);
+    }
+    return names;
   }
 
   #requireOrg(org: string) {

@@ -67,6 +67,36 @@ local function waitUntilFreed(win, ring, head, excess, now)
   end
   return (newest + RING) * 1000 - now
 end
+-- Requests and tokens per minute over one window (an organization's or a key's): a refusal, or nil and
+-- the window's head second (nil when neither limit is set), as policy/admission-rules.ts limitDenial.
+local function limitDenial(win, rpm, tpm, est, now)
+  if rpm <= 0 and tpm <= 0 then return nil, nil end
+  local head = advance(win, math.floor(now / 1000))
+  if rpm > 0 then
+    local admitted = tonumber(redis.call('HGET', win, 'rt') or '0')
+    if admitted >= rpm then return {'rate', tostring(waitUntilFreed(win, 'r', head, admitted - rpm + 1, now))}, head end
+  end
+  if tpm > 0 then
+    local used = tonumber(redis.call('HGET', win, 'tt') or '0')
+    -- An empty window admits any prompt, even one larger than the whole limit (alone).
+    if used > 0 and used + est > tpm then return {'rate', tostring(waitUntilFreed(win, 't', head, used + est - tpm, now))}, head end
+  end
+  return nil, head
+end
+-- Counts an admission in its window's head second; answers the totals counted and the tokens' second ('' each when not limited).
+local function countAdmission(win, head, rpm, tpm, est)
+  local requestsCounted, tokensCounted, tokenSecond = '', '', ''
+  if rpm > 0 then
+    redis.call('HINCRBY', win, 'r' .. (head % RING), 1)
+    requestsCounted = tostring(redis.call('HINCRBY', win, 'rt', 1))
+  end
+  if tpm > 0 then
+    redis.call('HINCRBY', win, 't' .. (head % RING), est)
+    tokensCounted = tostring(redis.call('HINCRBY', win, 'tt', est))
+    tokenSecond = tostring(head)
+  end
+  return requestsCounted, tokensCounted, tokenSecond
+end
 `;
 
 /**
@@ -100,18 +130,8 @@ end
  */
 const keyCheckFunction = `
 local function keyDenial(now, est, reservation)
-  local krpm = tonumber(ARGV[14])
-  local ktpm = tonumber(ARGV[15])
-  local khead = nil
-  if krpm > 0 or ktpm > 0 then khead = advance(KEYS[8], math.floor(now / 1000)) end
-  if krpm > 0 then
-    local admitted = tonumber(redis.call('HGET', KEYS[8], 'rt') or '0')
-    if admitted >= krpm then return {'rate', tostring(waitUntilFreed(KEYS[8], 'r', khead, admitted - krpm + 1, now))} end
-  end
-  if ktpm > 0 then
-    local used = tonumber(redis.call('HGET', KEYS[8], 'tt') or '0')
-    if used > 0 and used + est > ktpm then return {'rate', tostring(waitUntilFreed(KEYS[8], 't', khead, used + est - ktpm, now))} end
-  end
+  local limited, khead = limitDenial(KEYS[8], tonumber(ARGV[14]), tonumber(ARGV[15]), est, now)
+  if limited then return limited end
   local lapsed = redis.call('ZRANGEBYSCORE', KEYS[9], '-inf', now, 'LIMIT', 0, 100)
   if #lapsed > 0 then
     for _, id in ipairs(lapsed) do releaseReservation(KEYS[7], KEYS[10], id) end
@@ -148,17 +168,8 @@ if redis.call('SISMEMBER', KEYS[4], ARGV[3]) == 1 then return {'revoked'} end
 local rpm = tonumber(ARGV[4])
 local tpm = tonumber(ARGV[5])
 local est = tonumber(ARGV[7])
-local head = nil
-if rpm > 0 or tpm > 0 then head = advance(KEYS[2], math.floor(now / 1000)) end
-if rpm > 0 then
-  local admitted = tonumber(redis.call('HGET', KEYS[2], 'rt') or '0')
-  if admitted >= rpm then return {'rate', tostring(waitUntilFreed(KEYS[2], 'r', head, admitted - rpm + 1, now))} end
-end
-if tpm > 0 then
-  local used = tonumber(redis.call('HGET', KEYS[2], 'tt') or '0')
-  -- An empty window admits any prompt, even one larger than the whole limit (alone).
-  if used > 0 and used + est > tpm then return {'rate', tostring(waitUntilFreed(KEYS[2], 't', head, used + est - tpm, now))} end
-end
+local limited, head = limitDenial(KEYS[2], rpm, tpm, est, now)
+if limited then return limited end
 -- Leases that expired unsettled (a dead instance, a request longer than the lease) free their slot but
 -- are kept aside, so their settlement, if it ever comes, still charges once.
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
@@ -196,30 +207,12 @@ end
 local keyRefusal, khead = keyDenial(now, est, reservation)
 if keyRefusal then return keyRefusal end
 reserve(KEYS[1], KEYS[6], ARGV[2], reservation)
-reserve(KEYS[7], KEYS[10], ARGV[2], reservation)
+-- The key's reservation is read only against its budget (keyDenial): a key without one reserves nothing,
+-- which spares two writes at admission and two at settlement (each one an AOF line under appendfsync always).
+if tonumber(ARGV[17]) >= 0 then reserve(KEYS[7], KEYS[10], ARGV[2], reservation) end
 redis.call('ZADD', KEYS[9], now + tonumber(ARGV[11]), ARGV[2])
-local keyTokenSecond = ''
-if tonumber(ARGV[14]) > 0 then
-  redis.call('HINCRBY', KEYS[8], 'r' .. (khead % RING), 1)
-  redis.call('HINCRBY', KEYS[8], 'rt', 1)
-end
-if tonumber(ARGV[15]) > 0 then
-  redis.call('HINCRBY', KEYS[8], 't' .. (khead % RING), est)
-  redis.call('HINCRBY', KEYS[8], 'tt', est)
-  keyTokenSecond = tostring(khead)
-end
-local requestsCounted = ''
-if rpm > 0 then
-  redis.call('HINCRBY', KEYS[2], 'r' .. (head % RING), 1)
-  requestsCounted = tostring(redis.call('HINCRBY', KEYS[2], 'rt', 1))
-end
-local tokenSecond = ''
-local tokensCounted = ''
-if tpm > 0 then
-  redis.call('HINCRBY', KEYS[2], 't' .. (head % RING), est)
-  tokensCounted = tostring(redis.call('HINCRBY', KEYS[2], 'tt', est))
-  tokenSecond = tostring(head)
-end
+local _, _, keyTokenSecond = countAdmission(KEYS[8], khead, tonumber(ARGV[14]), tonumber(ARGV[15]), est)
+local requestsCounted, tokensCounted, tokenSecond = countAdmission(KEYS[2], head, rpm, tpm, est)
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[11]), ARGV[2])
 -- The windows' totals after this admission, for the rate-limit headers of its answer (no extra round trip).
 return {'ok', tokenSecond, requestsCounted, tokensCounted, tostring(head or ''), keyTokenSecond}
@@ -298,31 +291,25 @@ releaseReservation(KEYS[1], KEYS[6], ARGV[1])
 redis.call('ZREM', KEYS[9], ARGV[1])
 releaseReservation(KEYS[7], KEYS[10], ARGV[1])
 if refill then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
-local tokenSecond = tonumber(ARGV[13])
-if tokenSecond then
-  local head = tonumber(redis.call('HGET', KEYS[2], 'head') or '')
-  if head and tokenSecond <= head and head - tokenSecond < 61 then
+-- The tokens-per-minute correction, in the organization's window and the key's.
+local function correct(win, second)
+  if not second then return end
+  local head = tonumber(redis.call('HGET', win, 'head') or '')
+  if head and second <= head and head - second < 61 then
     local delta = int(inT + outT - tonumber(ARGV[14]))
-    redis.call('HINCRBY', KEYS[2], 't' .. (tokenSecond % 61), delta)
-    redis.call('HINCRBY', KEYS[2], 'tt', delta)
+    redis.call('HINCRBY', win, 't' .. (second % 61), delta)
+    redis.call('HINCRBY', win, 'tt', delta)
   end
 end
-local keySecond = tonumber(ARGV[20] or '')
-if keySecond then
-  local head = tonumber(redis.call('HGET', KEYS[8], 'head') or '')
-  if head and keySecond <= head and head - keySecond < 61 then
-    local delta = int(inT + outT - tonumber(ARGV[14]))
-    redis.call('HINCRBY', KEYS[8], 't' .. (keySecond % 61), delta)
-    redis.call('HINCRBY', KEYS[8], 'tt', delta)
-  end
-end
+correct(KEYS[2], tonumber(ARGV[13]))
+correct(KEYS[8], tonumber(ARGV[20] or ''))
 if inT + outT == 0 then return 0 end
 redis.call('HINCRBY', KEYS[7], 'spent', int(cost))
 redis.call('HINCRBY', KEYS[7], 'requests', 1)
 redis.call('HINCRBY', KEYS[7], 'in', int(inT))
 redis.call('HINCRBY', KEYS[7], 'out', int(outT))
 redis.call('HINCRBY', KEYS[7], 'cost', int(cost))
-redis.call('HINCRBY', KEYS[1], 'incUsed', int(included))
+if included > 0 then redis.call('HINCRBY', KEYS[1], 'incUsed', int(included)) end
 redis.call('HINCRBY', KEYS[1], 'wallet', int(-cost))
 redis.call('HINCRBY', KEYS[1], 'requests', 1)
 redis.call('HINCRBY', KEYS[1], 'in', int(inT))

@@ -1,4 +1,4 @@
-import { writeFileAtomic } from '../sql/atomic-write.js';
+import { writeFileAtomic } from '../files/index.js';
 import { Journal } from './journal.js';
 
 /** A settlement Redis has not taken yet: the settle script's keys and arguments, as they were sent. */
@@ -32,7 +32,7 @@ export class SettlementSpool {
     const waiting = previous.records.flatMap((line) => (line.t === 'pending' && !done.has(line.id) ? [{ id: line.id, args: line.args }] : []));
     await previous.close();
     // Rewritten with only what still waits, so the file does not grow with every outage.
-    await writeFileAtomic(file, Buffer.from(waiting.map((settlement) => `${JSON.stringify({ t: 'pending', ...settlement })}\n`).join('')));
+    await writeFileAtomic(file, waiting.map((settlement) => `${JSON.stringify({ t: 'pending', ...settlement })}\n`).join(''));
     return new SettlementSpool(Journal.open<SpoolLine>(file), waiting);
   }
 

@@ -6,7 +6,7 @@ import { Journal } from './journal.js';
 import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { readJsonLines } from './json-lines-reader.js';
 import { archivedLedgerFileName, LedgerFiles } from './ledger-files.js';
-import { ensurePrivateDirectory, removeTemporaryFiles, replaceFileAtomically, syncDirectory } from './private-files.js';
+import { ensurePrivateDirectory, removeTemporaryFiles, syncDirectory, writeFileAtomic } from '../files/index.js';
 import { parseSnapshot, serializeSnapshot, storeFileKind, type SnapshotState } from './store-snapshot.js';
 
 export interface StoreFilesOptions {
@@ -201,12 +201,16 @@ export class StoreFiles {
     const text = serializeSnapshot(next, this.options.clock.now(), this.state.capture());
     const previous = this.#journal;
     const covered = this.#generation;
-    this.#journal = Journal.forAppend(journalPath(file, next), 0, true);
+    // The next generation writes only once this one's pending lines are synced: acknowledgements (and so
+    // ledger writes) keep the order of `settle` calls, which is what start-up's ledger repair relies on
+    // (the ledger holds a prefix of the journal's settlements). Writing both generations at once let a later
+    // settlement reach the ledger ahead of an earlier one; a kill between them lost the earlier one's line.
+    this.#journal = Journal.forAppend(journalPath(file, next), 0, true, previous.idle());
     this.#generation = next;
     await this.#lastSettlement;
     await previous.close();
     if (this.#ledgerBehind) return;
-    await replaceFileAtomically(file, text);
+    await writeFileAtomic(file, text);
     for (const generation of await journalGenerations(file)) if (generation <= covered) await unlink(journalPath(file, generation));
     await syncDirectory(dirname(file));
   }
@@ -261,6 +265,6 @@ async function migrate(options: StoreFilesOptions, state: DurableState, ledgerDi
     options.logger.info?.(`store: migrated ${lines} journal lines in ${Date.now() - started} ms`);
   }
   // No journal generation exists yet: generations appear only after a snapshot.
-  await replaceFileAtomically(file, serializeSnapshot(1, options.clock.now(), state.capture()));
+  await writeFileAtomic(file, serializeSnapshot(1, options.clock.now(), state.capture()));
   return 1;
 }

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
-import type { RelayConfig } from '../config/index.js';
+import type { RelayConfig } from './relay-settings.js';
 import { upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { AttemptDeadline } from './attempt-deadline.js';
 import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './whole-answer.js';

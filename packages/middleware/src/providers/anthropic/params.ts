@@ -1,4 +1,4 @@
-import { unsupported, type ParamTable } from '../../adapt/index.js';
+import { openAiServiceOnly, unsupported, type ParamTable } from '../../adapt/index.js';
 import { canForceAnswerTool } from './answer-tool.js';
 
 /** Anthropic messages parameters and their ranges (docs.anthropic.com API reference). */
@@ -22,10 +22,5 @@ export const anthropicParamsForChatClients: ParamTable = {
   seed: unsupported,
   // Enforced through a forced tool whose input is the answer (answer-tool.ts); a schema of a non-object cannot be a tool's input.
   response_format: { expressible: canForceAnswerTool },
-  service_tier: unsupported,
-  prediction: unsupported,
-  modalities: unsupported,
-  audio: unsupported,
-  reasoning_effort: unsupported,
-  store: unsupported,
+  ...openAiServiceOnly,
 };

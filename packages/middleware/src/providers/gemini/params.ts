@@ -1,4 +1,4 @@
-import { unsupported, type ParamTable } from '../../adapt/index.js';
+import { openAiServiceOnly, unsupported, type ParamTable } from '../../adapt/index.js';
 
 /**
  * A chat client on a Gemini route (ai.google.dev `GenerationConfig`): what maps onto Gemini and its
@@ -16,12 +16,7 @@ export const geminiParamsForChatClients: ParamTable = {
   logit_bias: unsupported,
   logprobs: unsupported,
   top_logprobs: unsupported,
-  service_tier: unsupported,
-  prediction: unsupported,
-  modalities: unsupported,
-  audio: unsupported,
-  reasoning_effort: unsupported,
-  store: unsupported,
+  ...openAiServiceOnly,
   parallel_tool_calls: unsupported,
   user: unsupported,
 };

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../../config/index.js';
+import type { ProviderConfig } from '../provider-settings.js';
 import { baseUrlWithDefault, errorFields, jsonRequest, sseFraming } from '../json-request.js';
 import type { ProviderDefinition } from '../provider-definition.js';
 import { openaiChatCodec } from './chat-codec.js';

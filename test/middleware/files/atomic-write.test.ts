@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../../packages/middleware/src/sql/atomic-write.js';
-import { createExclusive } from '../../../packages/middleware/src/sql/durable-files.js';
+import { createExclusive, writeFileAtomic } from '../../../packages/middleware/src/files/index.js';
 
 describe('writeFileAtomic', () => {
   let dir: string;

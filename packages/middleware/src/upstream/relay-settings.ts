@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
+const MIB = 1_048_576;
+export const relayDefaults = { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256 };
+
+export const relaySettings = z
+  .object({
+    /** Largest JSON answer (or error body) read from a provider, and largest single event of a stream. */
+    maxAnswerBytes: z.number().int().positive().max(512 * MIB).default(relayDefaults.maxAnswerBytes),
+    /** Largest whole stream read from a provider. */
+    maxStreamBytes: z.number().int().positive().default(relayDefaults.maxStreamBytes),
+    /** Overall time one upstream attempt may take, headers and body; `providers.*.timeoutMs` bounds idle time only. */
+    attemptDeadlineMs: z.number().int().positive().default(relayDefaults.attemptDeadlineMs),
+    /** How long a relayed stream may wait for a client that does not read before it ends as a failed stream. */
+    maxPausedStreamMs: z.number().int().positive().default(relayDefaults.maxPausedStreamMs),
+    /** Upstream connections per provider origin. */
+    connections: z.number().int().positive().default(relayDefaults.connections),
+  })
+  .strict();
+
+export type RelayConfig = z.output<typeof relaySettings>;
