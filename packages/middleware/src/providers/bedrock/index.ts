@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../../config/index.js';
+import type { ProviderConfig } from '../provider-settings.js';
 import type { PreparedRequest, ProviderDefinition, UpstreamRequest } from '../provider-definition.js';
 import { parseBedrockError } from './bedrock-error.js';
 import { bedrockChatCodec } from './chat-codec.js';

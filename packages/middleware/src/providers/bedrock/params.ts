@@ -1,10 +1,10 @@
-import { unsupported, type ParamTable } from '../../adapt/index.js';
+import { openAiServiceOnly, unsupported, type ParamTable } from '../../adapt/index.js';
 
 /**
- * Chat fields no Converse request carries: sampling extras, log probabilities, structured output (no field
- * common to Bedrock's models), and OpenAI's own service options.
+ * Chat fields no Converse request carries beyond OpenAI's own service options: sampling extras, log
+ * probabilities, structured output (no field common to Bedrock's models), parallel tool calls, the end user.
  */
-const notInConverse = ['top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'response_format', 'parallel_tool_calls', 'reasoning_effort', 'service_tier', 'prediction', 'modalities', 'audio', 'store', 'user'] as const;
+const notInConverse = ['top_k', 'seed', 'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'response_format', 'parallel_tool_calls', 'user'] as const;
 
 /**
  * Converse's `inferenceConfig` (maxTokens, temperature, topP, stopSequences) is all Bedrock takes for
@@ -18,4 +18,5 @@ export const bedrockParamsForChatClients: ParamTable = {
   // Converse answers one candidate per request.
   n: { min: 1, max: 1 },
   ...Object.fromEntries(notInConverse.map((name) => [name, unsupported])),
+  ...openAiServiceOnly,
 };

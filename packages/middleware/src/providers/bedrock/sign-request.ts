@@ -1,5 +1,5 @@
 import aws4 from 'aws4';
-import type { ProviderConfig } from '../../config/index.js';
+import type { ProviderConfig } from '../provider-settings.js';
 import { ServiceError } from '../../errors/index.js';
 
 /** The AWS credentials a Bedrock call is signed with. */
