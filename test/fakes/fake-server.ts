@@ -58,6 +58,8 @@ export interface FakeContext {
   res: ServerResponse;
   recorded: RecordedRequest;
   body: any;
+  /** The body's bytes as received (a signed request's signature covers exactly these). */
+  raw: Buffer;
   url: URL;
   fake: FakeServer;
 }
@@ -218,7 +220,8 @@ export class FakeServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    const text = bytes.toString('utf8');
     let body: unknown;
     try {
       body = text ? JSON.parse(text) : undefined;
@@ -259,7 +262,7 @@ export class FakeServer {
       this.sendError(res, failure.status, this.#echoCredentials ? `${message} (received ${credentialsOf(req)})` : message);
       return;
     }
-    await this.handler({ req, res, recorded, body, url, fake: this });
+    await this.handler({ req, res, recorded, body, raw: bytes, url, fake: this });
   }
 }
 

@@ -15,4 +15,5 @@
 export { startFakeOpenAI, FAKE_OPENAI_KEY } from './openai-fake.js';
 export { startFakeAnthropic, FAKE_ANTHROPIC_KEY } from './anthropic-fake.js';
 export { startFakeGemini, FAKE_GEMINI_KEY } from './gemini-fake.js';
+export { startFakeBedrock, FakeBedrock, FAKE_BEDROCK_API_KEY, FAKE_BEDROCK_CREDENTIALS, FAKE_BEDROCK_REGION, type StreamFault } from './bedrock-fake.js';
 export { FakeServer, countWords, textOfMessages, type RecordedRequest, type Failure, type ScriptedReply, type Trickle } from './fake-server.js';

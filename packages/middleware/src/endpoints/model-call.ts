@@ -303,8 +303,9 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
     // connection goes now, and what was produced is billed below.
     response.body.destroy();
     if (!writer.started && !call.ctx.departure.aborted) {
-      // A relay limit is final (not retried) and answers with its own code.
-      if (error instanceof UpstreamFailure && error.details.exceeded) throw error;
+      // A relay limit is final (not retried) and answers with its own code; a provider's in-stream error
+      // with a status (Bedrock's throttlingException) is classified and relayed as that status would be.
+      if (error instanceof UpstreamFailure && (error.details.exceeded || error.details.status !== undefined)) throw error;
       throw new UpstreamFailure('Upstream stream failed before any output', { cause: error });
     }
     // Partial output reached (or was meant for) the client: it is billed (contract §1).

@@ -31,8 +31,8 @@ export function nextRequestId(): string {
   return `${processPrefix}_${sequence.toString(36)}`;
 }
 
-/** The provider's own id of an answer: OpenAI sends `x-request-id`, Anthropic `request-id`; Gemini sends none. */
+/** The provider's own id of an answer: OpenAI sends `x-request-id`, Anthropic `request-id`, Bedrock `x-amzn-requestid`; Gemini sends none. */
 export function upstreamRequestIdOf(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const id = headers['x-request-id'] ?? headers['request-id'];
+  const id = headers['x-request-id'] ?? headers['request-id'] ?? headers['x-amzn-requestid'];
   return typeof id === 'string' ? id : undefined;
 }

@@ -1,5 +1,5 @@
-import { unsupported, type ParamTable } from '../adapt/index.js';
-import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, type MessagesRequest } from '../translate/index.js';
+import { keeps, unsupported, type ParamTable } from '../adapt/index.js';
+import { ChatToMessagesStream, chatCanTakeOutputConfig, chatCanTakeOutputFormat, chatToMessagesResponse, messagesToChatRequest, responseFormatFromMessages, type MessagesRequest } from '../translate/index.js';
 import type { Codec } from './codec.js';
 import { viaChat } from './via-chat.js';
 
@@ -7,9 +7,6 @@ import { viaChat } from './via-chat.js';
 const messagesOnly: ParamTable = {
   thinking: unsupported,
   service_tier: unsupported,
-  // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts).
-  output_config: { expressible: chatCanTakeOutputConfig },
-  output_format: { expressible: chatCanTakeOutputFormat },
 };
 
 /**
@@ -24,6 +21,10 @@ export function messagesViaChat(chat: Codec): Codec {
   return viaChat<MessagesRequest>(chat, {
     params: {
       ...messagesOnly,
+      // Anthropic's structured output, carried as chat's response_format (messages-to-chat-request.ts): kept
+      // only when the chat route can enforce that response_format (Bedrock's cannot), else dropped and reported.
+      output_config: { expressible: (config) => chatCanTakeOutputConfig(config) && responseFormatKeptBy(chat, { output_config: config }) },
+      output_format: { expressible: (format) => chatCanTakeOutputFormat(format) && responseFormatKeptBy(chat, { output_format: format }) },
       // Same names in both protocols, so the chat adapter's ranges apply; `top_k` only where chat has it (Gemini's topK).
       ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
       ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
@@ -34,4 +35,10 @@ export function messagesViaChat(chat: Codec): Codec {
     fromChat: (completion, alias) => chatToMessagesResponse(completion, alias),
     encoder: (alias, _clientBody, promptTokens) => new ChatToMessagesStream(alias, { promptTokens }),
   });
+}
+
+/** Whether the chat route keeps the response_format a messages request's structured output becomes (none: nothing to keep). */
+function responseFormatKeptBy(chat: Codec, request: Record<string, unknown>): boolean {
+  const responseFormat = responseFormatFromMessages(request);
+  return responseFormat === undefined || keeps(chat.params.response_format, responseFormat);
 }

@@ -69,7 +69,7 @@ export interface ProviderDefinition<Kind extends string = string> {
   /** The call as sent: URL, headers with credentials (or a signature), body bytes. */
   prepare(request: UpstreamRequest): PreparedRequest;
   /** The provider's message and code from its error body; best-effort, the body may not be JSON. */
-  parseError(body: unknown): { message?: string; code?: string };
+  parseError(body: unknown, headers?: IncomingHttpHeaders): { message?: string; code?: string };
   /** How its streams are framed: SSE, or another decoder (AWS event stream). */
   framing: StreamFraming;
   /** Its parameters and ranges for chat clients: the table the chat adapter adapts with. */

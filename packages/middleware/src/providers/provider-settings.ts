@@ -8,6 +8,13 @@ export const providerSettings = z
     kind: z.enum(providerKinds),
     baseUrl: z.url().optional(),
     apiKey: z.string().optional(),
+    /** `bedrock`: the AWS region signed for and called (default: AWS_REGION, AWS_DEFAULT_REGION, us-east-1). */
+    region: z.string().min(1).optional(),
+    /**
+     * `bedrock`: AWS credentials for SigV4 (default: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
+     * Each may be absent here: a `${NAME}` that is unset disables the provider, as an unset `apiKey` does.
+     */
+    credentials: z.object({ accessKeyId: z.string().min(1).optional(), secretAccessKey: z.string().min(1).optional(), sessionToken: z.string().min(1).optional() }).strict().optional(),
     /** Extra headers sent upstream (e.g. an OpenAI organization id). */
     headers: z.record(z.string(), z.string()).default({}),
     timeoutMs: z.number().int().positive().default(120_000),

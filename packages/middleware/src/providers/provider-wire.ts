@@ -1,6 +1,6 @@
 import type { ProviderConfig } from './provider-settings.js';
 import type { Codec, RouteTarget } from './codec.js';
-import type { PreparedRequest, StreamFraming, TokenCounter } from './provider-definition.js';
+import type { PreparedRequest, ProviderDefinition, StreamFraming, TokenCounter } from './provider-definition.js';
 import { definitionOf } from './registry.js';
 
 /**
@@ -20,7 +20,7 @@ export function prepareCall(codec: Codec, target: RouteTarget, body: Record<stri
 }
 
 /** The provider's error-body reader, for the upstream client. */
-export function parseErrorOf(provider: ProviderConfig): (body: unknown) => { message?: string; code?: string } {
+export function parseErrorOf(provider: ProviderConfig): ProviderDefinition['parseError'] {
   return definitionOf(provider.kind).parseError;
 }
 

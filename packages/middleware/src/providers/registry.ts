@@ -1,4 +1,5 @@
 import { anthropicProvider } from './anthropic/index.js';
+import { bedrockProvider } from './bedrock/index.js';
 import { geminiProvider } from './gemini/index.js';
 import { openaiProvider } from './openai/index.js';
 import type { ProviderDefinition } from './provider-definition.js';
@@ -7,7 +8,7 @@ import type { ProviderDefinition } from './provider-definition.js';
  * Every provider kind Tollgate speaks, one line each: the config's `kind` enum, the codec table and the
  * wire are derived from this list (CONTRIBUTING.md "Add a provider").
  */
-export const providerRegistry = [openaiProvider, anthropicProvider, geminiProvider] as const;
+export const providerRegistry = [openaiProvider, anthropicProvider, geminiProvider, bedrockProvider] as const;
 
 /** A provider kind, as written in the config's `providers.<name>.kind`. */
 export type ProviderKind = (typeof providerRegistry)[number]['kind'];

@@ -1,4 +1,5 @@
 export { UpstreamClient, type UpstreamCall, type UpstreamJson, type UpstreamResponse, type UpstreamTarget } from './upstream-client.js';
-export { UpstreamFailure, type RelayLimit } from './upstream-failure.js';
+export { UpstreamFailure, answerTooLarge, type RelayLimit } from './upstream-failure.js';
+export { redactSecrets } from './redact-secrets.js';
 export { withRetries, type RetryPolicy, type AttemptFailure } from './with-retries.js';
 export { readSseEvents, type SseLimits } from './read-sse.js';

@@ -21,7 +21,8 @@ export interface UpstreamCall {
   body: unknown;
   timeoutMs: number;
   signal: CancelSignal;
-  parseError(body: unknown): { message?: string; code?: string };
+  /** `headers`: the error answer's, for providers that name the error there (AWS `x-amzn-errortype`). */
+  parseError(body: unknown, headers: IncomingHttpHeaders): { message?: string; code?: string };
 }
 
 /** A successful answer whose body is still arriving: an SSE stream. */
@@ -178,7 +179,7 @@ function unreadable(cause: unknown): UpstreamFailure {
 function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, received: string): UpstreamFailure {
   const text = redactSecrets(received, upstreamSecrets(call.headers));
   const parsed = parseJson(text);
-  const { message, code } = call.parseError(parsed);
+  const { message, code } = call.parseError(parsed, headers);
   return new UpstreamFailure(message ?? (text.slice(0, 500) || `Upstream provider answered ${status}`), {
     status,
     code,

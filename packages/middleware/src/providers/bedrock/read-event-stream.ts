@@ -1,0 +1,103 @@
+import { EventStreamCodec } from '@smithy/core/event-streams';
+import type { Message, MessageHeaders } from '@smithy/types';
+import { answerTooLarge, redactSecrets, UpstreamFailure, type SseLimits } from '../../upstream/index.js';
+import { failureOfException } from './bedrock-error.js';
+
+/** One decoded ConverseStream event: `event` is its `:event-type` (messageStart, contentBlockDelta, …), `data` its JSON payload. */
+export interface BedrockEvent {
+  event: string;
+  data: string;
+}
+
+/** The prelude (total length, headers length, prelude CRC) and the message CRC: 16 bytes around headers and payload. */
+const MINIMUM_MESSAGE_BYTES = 16;
+
+const utf8 = new TextDecoder();
+const codec = new EventStreamCodec(
+  (bytes) => utf8.decode(bytes),
+  (text) => Buffer.from(text, 'utf8'),
+);
+
+/**
+ * Bytes → AWS event-stream messages → ConverseStream events: the framing layer of Bedrock's streams,
+ * in place of SSE (README "Bedrock"). Each message is length-prefixed and carries two CRC32s; the
+ * well-kept `@smithy/core` codec checks both and parses the typed headers, this function only cuts the
+ * byte stream into messages, bounding one message by `maxEventBytes` before it is buffered (a length
+ * prefix of 4 GiB would otherwise be believed) and the stream by `maxStreamBytes`.
+ *
+ * A `:message-type: exception` (throttlingException, modelStreamErrorException …) or `error` message
+ * throws the UpstreamFailure its type maps to; a bad CRC, a bad length or bytes left over at the end
+ * (a truncated frame) throw an unreadable-stream UpstreamFailure. Either ends the relay abnormally.
+ *
+ * @example
+ * for await (const event of readEventStream(response.body, limits, secrets)) translator.push(event);
+ */
+export async function* readEventStream(body: AsyncIterable<Uint8Array | string>, limits: SseLimits, secrets: readonly string[] = []): AsyncGenerator<BedrockEvent> {
+  // The bytes of the message being received, joined once it is whole: a message trickled a byte at a
+  // time is not copied again on every byte.
+  const parts: Buffer[] = [];
+  let buffered = 0;
+  let streamBytes = 0;
+  /** The length the message being received announced; 0 until its first four bytes came. */
+  let announced = 0;
+  for await (const chunk of body) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    streamBytes += bytes.length;
+    if (streamBytes > limits.maxStreamBytes) throw answerTooLarge('a stream', limits.maxStreamBytes);
+    parts.push(bytes);
+    buffered += bytes.length;
+    for (;;) {
+      if (announced === 0) {
+        if (buffered < 4) break;
+        if (parts[0]!.length < 4) parts.splice(0, parts.length, Buffer.concat(parts, buffered));
+        announced = parts[0]!.readUInt32BE(0);
+        if (announced < MINIMUM_MESSAGE_BYTES) throw unreadableFrame(`a message length of ${announced} bytes`);
+        if (announced > limits.maxEventBytes) throw answerTooLarge('a stream event', limits.maxEventBytes);
+      }
+      if (buffered < announced) break;
+      const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, buffered);
+      const event = eventOf(decode(joined.subarray(0, announced)), secrets);
+      const rest = joined.subarray(announced);
+      parts.length = 0;
+      if (rest.length > 0) parts.push(rest);
+      buffered = rest.length;
+      announced = 0;
+      if (event) yield event;
+    }
+  }
+  // contract §6.1: a stream cut inside a message did not end normally, whatever came before.
+  if (buffered > 0) throw unreadableFrame(`a truncated message (${buffered} bytes after the last whole one)`);
+}
+
+function decode(frame: Buffer): Message {
+  if (frame.readUInt32BE(4) > frame.length - MINIMUM_MESSAGE_BYTES) throw unreadableFrame('a headers length past the message');
+  try {
+    return codec.decode(frame);
+  } catch (error) {
+    throw unreadableFrame(error instanceof Error ? error.message : String(error), error);
+  }
+}
+
+/** The event a message carries, or throws the failure an exception message reports; undefined for a message of no interest. */
+function eventOf(message: Message, secrets: readonly string[]): BedrockEvent | undefined {
+  const type = header(message.headers, ':message-type');
+  const payload = redacted(utf8.decode(message.body), secrets);
+  if (type === 'event') return { event: header(message.headers, ':event-type') ?? '', data: payload };
+  if (type === 'exception') throw failureOfException(header(message.headers, ':exception-type') ?? 'UnknownException', payload);
+  if (type === 'error') throw failureOfException(header(message.headers, ':error-code') ?? 'UnknownError', JSON.stringify({ message: header(message.headers, ':error-message') ?? '' }));
+  throw unreadableFrame(`a message of type ${String(type)}`);
+}
+
+function header(headers: MessageHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return value?.type === 'string' ? value.value : undefined;
+}
+
+function redacted(text: string, secrets: readonly string[]): string {
+  return secrets.length > 0 ? redactSecrets(text, secrets) : text;
+}
+
+/** Not the event-stream framing Bedrock promises: no status to relay, so like an unreadable answer. */
+function unreadableFrame(what: string, cause?: unknown): UpstreamFailure {
+  return new UpstreamFailure(`Upstream Bedrock stream sent ${what}`, { cause });
+}
