@@ -94,6 +94,8 @@ export class RedisPolicyStore implements Policy, AdminOperations {
       // Start anyway: admission answers policy_unavailable until Redis is reachable.
       if (redis.status === 'ready') throw error;
     }
+    // Either connection may come back first after an outage; catching up needs this one, so it tries too.
+    redis.on('ready', () => void store.#catchUp().catch(() => undefined));
     options.keys.setRemoteLookup((sha256) => store.#lookupKey(sha256));
     const ledger = config.store.ledger;
     if (ledger !== false) {
@@ -129,13 +131,22 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     subscriber.on('ready', () => {
       subscriber
         .subscribe(channel)
-        .then(() => this.#nameConfiguredKeys())
-        .then(() => this.#syncRevocations())
+        .then(() => this.#catchUp())
         .then(subscribed)
-        .catch(() => undefined); // the next 'ready' tries again
+        .catch(() => undefined); // the policy connection's 'ready' (or the next of this one) tries again
     });
     subscriber.connect().catch(() => undefined);
     return first;
+  }
+
+  /**
+   * After a (re)connection: name the configured keys if this instance has not yet, and read the revocations
+   * made while it was cut off. It runs on both connections' 'ready', since it needs the policy connection and
+   * the subscriber may be back first: a catch-up that ran only on the subscriber's would then fail and never run
+   * again, leaving configured keys at 503 and missed revocations accepted.
+   */
+  #catchUp(): Promise<void> {
+    return this.#nameConfiguredKeys().then(() => this.#syncRevocations());
   }
 
   /** Revocations are kept per organization (in its slot, where admission checks them): read each set. */
