@@ -4,9 +4,11 @@ import { ServiceError } from '../errors/index.js';
 /**
  * The console's browser code and styles, built by `npm run build` (esbuild, scripts/build-console.mjs) into
  * `dist/console-assets/`. Resolved from this file, which sits one folder below the package root both as
- * source (`src/console/`) and as build output (`dist/console/`). Read once, on first request.
+ * source (`src/console/`) and as build output (`dist/console/`). Read once, on first request. Resolved then,
+ * not at import: a host that bundles the middleware as CommonJS (the VS Code extension) has no
+ * `import.meta.url`, and must still load the module when it never serves the console.
  */
-const ASSET_DIR = new URL('../../dist/console-assets/', import.meta.url);
+const assetUrl = (name: string) => new URL(`../../dist/console-assets/${name}`, import.meta.url);
 
 export const consoleAssets: Readonly<Record<string, { file: string; type: string }>> = {
   'console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
@@ -18,7 +20,7 @@ const loaded = new Map<string, Promise<Buffer>>();
 export function readConsoleAsset(name: string): Promise<Buffer> {
   let asset = loaded.get(name);
   if (!asset) {
-    asset = readFile(new URL(name, ASSET_DIR)).catch((cause: unknown) => {
+    asset = Promise.resolve(name).then(assetUrl).then((url) => readFile(url)).catch((cause: unknown) => {
       loaded.delete(name);
       throw new ServiceError('internal', `The console's assets are not built (${name}); run "npm run build"`, { cause });
     });
