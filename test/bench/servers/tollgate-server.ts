@@ -10,6 +10,8 @@ const gate = tollgate(
     providers: { upstream: { kind: 'openai', baseUrl: process.env.UPSTREAM_URL!, apiKey: 'sk-bench' } },
     models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: Number(process.env.PRICE_INPUT ?? 1), output: 2 }, maxOutputTokens: 4096 } },
     store: { kind: 'memory' },
+    // One upstream connection per open stream when the memory bench opens more than the default 256.
+    relay: { connections: Number(process.env.RELAY_CONNECTIONS ?? 256) },
     // TOLLGATE_BENCH_METRICS=1: the same server with the Prometheus metrics on (observe-bench.ts).
     ...(process.env.TOLLGATE_BENCH_METRICS === '1' ? { metrics: { path: '/metrics', auth: 'none' as const } } : {}),
   },
