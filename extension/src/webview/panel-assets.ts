@@ -21,17 +21,34 @@ export function loadView(context: vscode.ExtensionContext, panel: { readonly web
   panel.webview.html = webviewHtml({ cspSource: panel.webview.cspSource, scriptUri: asset(`${script}.js`), styleUri: asset('view.css'), title });
 }
 
+/** How long a shown view may take to say 'ready' before its HTML is set again, and how often that is tried. */
+const READY_GRACE_MS = 3_000;
+const MAX_RELOADS_WHILE_SHOWN = 3;
+
 /**
- * Loads a view now, and again each time its panel is shown while the view has not said 'ready' yet. When
- * VS Code restores two panels after a window reload, one of them sometimes stays blank: its document never
- * runs its script (seen in code-server 4.100, either panel, cause not found). Setting the HTML again when
- * the user looks at it brings it back.
+ * Loads a view now, and again each time its panel is shown while the view has not said 'ready' yet, or when it
+ * stays shown without saying it. When VS Code restores two panels after a window reload, one of them sometimes
+ * stays blank: its document never runs its script (seen in code-server 4.100, either panel, cause not found).
+ * Setting the HTML again brings it back; the restored panel may be the one already in view, so waiting for the
+ * user to switch tabs is not enough.
  */
 export function loadWhenShown(surface: { readonly webview: vscode.Webview; readonly visible: boolean; onDidDispose: vscode.Event<void> } & ({ onDidChangeViewState: vscode.Event<unknown> } | { onDidChangeVisibility: vscode.Event<void> }), isReady: () => boolean, load: () => void): void {
-  load();
+  let reloads = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const loadAndWatch = () => {
+    load();
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      if (surface.visible && !isReady() && reloads++ < MAX_RELOADS_WHILE_SHOWN) loadAndWatch();
+    }, READY_GRACE_MS);
+  };
+  loadAndWatch();
   const shown = 'onDidChangeViewState' in surface ? surface.onDidChangeViewState : surface.onDidChangeVisibility;
   const listener = shown(() => {
-    if (surface.visible && !isReady()) load();
+    if (surface.visible && !isReady()) loadAndWatch();
   });
-  surface.onDidDispose(() => listener.dispose());
+  surface.onDidDispose(() => {
+    clearTimeout(timer);
+    listener.dispose();
+  });
 }
