@@ -33,14 +33,15 @@ export async function memoryWithOpenStreams(count: number): Promise<{ before: { 
     const before = await memoryOf(gateway);
     const agent = new Agent({ connections: count + 10 });
     const body = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
-    const streams = await Promise.all(
-      Array.from({ length: count }, async () => {
-        const response = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body });
-        const reader = response.body[Symbol.asyncIterator]();
-        await reader.next();
-        return response;
-      }),
-    );
+    const open = async () => {
+      const response = await request(`${gateway.url}/v1/chat/completions`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body });
+      const reader = response.body[Symbol.asyncIterator]();
+      await reader.next();
+      return response;
+    };
+    // Opened 500 at a time: thousands of connects at once overflow the listen backlog (connect timeouts).
+    const streams: Awaited<ReturnType<typeof open>>[] = [];
+    for (let opened = 0; opened < count; opened += 500) streams.push(...(await Promise.all(Array.from({ length: Math.min(500, count - opened) }, open))));
     const during = await memoryOf(gateway);
     for (const stream of streams) stream.body.destroy();
     await agent.destroy();
