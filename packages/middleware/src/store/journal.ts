@@ -1,7 +1,7 @@
 import { readFileSync, truncateSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ensurePrivateDir, openPrivate } from '../files/index.js';
+import { appendFully, ensurePrivateDir, openPrivate } from '../files/index.js';
 import { syncDirectory } from '../files/index.js';
 
 /**
@@ -88,7 +88,7 @@ export class Journal<Record> {
         const batch = this.#pending.splice(0);
         try {
           const handle = await this.#handle;
-          await handle.write(batch.map((entry) => entry.line).join(''));
+          await appendFully(handle, batch.map((entry) => entry.line).join(''));
           await handle.datasync();
           for (const entry of batch) entry.resolve();
         } catch (error) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { systemClock, type Clock } from '../runtime-clock.js';
 import { jsonLineChunks } from './json-lines-reader.js';
 import type { LedgerLine } from './journal-record.js';
-import { ensurePrivateDirectory, PRIVATE_FILE_MODE, syncDirectory } from '../files/index.js';
+import { appendFully, ensurePrivateDirectory, PRIVATE_FILE_MODE, syncDirectory } from '../files/index.js';
 
 export type { LedgerLine } from './journal-record.js';
 
@@ -109,7 +109,7 @@ export class LedgerFiles {
           for (const entry of batch) text += entry.text;
           const bytes = Buffer.byteLength(text);
           const file = await this.#fileFor(bytes);
-          await file.handle!.write(text);
+          await appendFully(file.handle!, text);
           await file.handle!.datasync();
           file.bytes += bytes;
           for (const entry of batch) entry.resolve();
