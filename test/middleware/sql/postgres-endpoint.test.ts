@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ConfigInput } from '@tollgate/middleware';
 import pg from 'pg';
 import { postJson, startGateway, type RunningGateway } from '../../support/gateway.js';
+import { PgWireCounter } from '../../support/pg-wire-counter.js';
 import { PostgresServer } from '../../support/postgres-server.js';
 import { SmallTmpfs } from '../../support/small-tmpfs.js';
 
@@ -274,6 +275,61 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
       const next = await sql({ query: "SELECT current_setting('search_path'), current_user, (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'), pg_backend_pid()" });
       assert.deepEqual(next.body.data, [['"$user", public', 'postgres', 0, changed.body.data[0][3]]]);
+    });
+
+    // What the statement policy cannot see: a DO block (or any function) runs what the policy refuses as a
+    // statement. Each kind of session state must be gone for the next request on the same connection.
+    const sessionStates: [what: string, change: string, check: string, clean: unknown][] = [
+      ["a setting changed by a function's SET", "DO $$ BEGIN EXECUTE 'SET work_mem = ''7MB'''; END $$", "SELECT current_setting('work_mem')", '4MB'],
+      ['a LISTEN run by a function', "DO $$ BEGIN EXECUTE 'LISTEN chan'; END $$", 'SELECT count(*)::int FROM pg_listening_channels()', 0],
+      ['a temporary table created by a function', "DO $$ BEGIN EXECUTE 'CREATE TEMP TABLE scratch(x int)'; END $$", "SELECT count(*)::int FROM pg_class WHERE relname = 'scratch'", 0],
+      ['a statement prepared by a function', "DO $$ BEGIN EXECUTE 'PREPARE kept AS SELECT 1'; END $$", 'SELECT count(*)::int FROM pg_prepared_statements', 0],
+      ['a cursor WITH HOLD declared by a function', "DO $$ BEGIN EXECUTE 'DECLARE held CURSOR WITH HOLD FOR SELECT 1'; END $$", "SELECT count(*)::int FROM pg_cursors WHERE name = 'held'", 0],
+    ];
+    for (const [what, change, check, clean] of sessionStates) {
+      it(`does not let ${what} reach the next request on the same connection`, async () => {
+        const sql = await start({ databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
+        const pid = (await sql({ query: 'SELECT pg_backend_pid()' })).body.data[0][0];
+        const changed = await sql({ query: change });
+        assert.equal(changed.status, 200, JSON.stringify(changed.body));
+        const next = await sql({ query: `SELECT (${check}) AS state, pg_backend_pid() AS pid` });
+        assert.deepEqual([next.status, next.body.data], [200, [[clean, pid]]], JSON.stringify(next.body));
+      });
+    }
+
+    it('does not let lastval() set by a lone INSERT into a serial column reach the next request on the same connection', async () => {
+      const sql = await start({ databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
+      await sql({ query: 'CREATE TABLE counted(id serial PRIMARY KEY, note text)' });
+      assert.equal((await sql({ query: "INSERT INTO counted(note) VALUES ('x')" })).status, 200);
+      const next = await sql({ query: 'SELECT lastval()' });
+      assert.equal(next.status, 400, JSON.stringify(next.body));
+      assert.match(next.body.error_message, /lastval is not yet defined in this session/);
+    });
+
+    it('sends a lone statement and the session reset behind it in one round trip, and a transaction in one per statement plus BEGIN', async () => {
+      const counter = await PgWireCounter.start(server.port);
+      try {
+        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } });
+        await sql({ query: 'CREATE TABLE t(n int)' });
+        const cases: [query: string, syncs: number, roundTrips: number][] = [
+          ['SELECT 1 AS one', 2, 1], // the statement, DISCARD ALL
+          ['INSERT INTO t VALUES (1)', 2, 1],
+          ['INSERT INTO t VALUES (2); SELECT count(*) FROM t', 5, 4], // BEGIN, two statements, COMMIT + DISCARD ALL
+        ];
+        for (const [query, syncs, roundTrips] of cases) {
+          const before = { ...counter.counts };
+          assert.equal((await sql({ query })).status, 200);
+          // The answer does not wait for the reset: let it cross the wire before counting.
+          const deadline = performance.now() + 5_000;
+          while (counter.counts.syncs - before.syncs < syncs) {
+            assert.ok(performance.now() < deadline, `${query}: ${counter.counts.syncs - before.syncs} of ${syncs} Query/Sync messages`);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          assert.deepEqual([counter.counts.syncs - before.syncs, counter.counts.roundTrips - before.roundTrips], [syncs, roundTrips], query);
+        }
+      } finally {
+        await counter.close();
+      }
     });
 
     it('keeps statement_timeout on a connection after a request reset it with set_config', async () => {

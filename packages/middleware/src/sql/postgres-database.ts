@@ -5,6 +5,7 @@ import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
 import { refusePostgresStatement } from './postgres-statement-policy.js';
+import { releaseAfterReset, sendWithReset } from './postgres-session-reset.js';
 import { splitPostgres, type PostgresStatement } from './postgres-statements.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
@@ -96,25 +97,34 @@ export class PostgresDatabase implements SqlEngine {
     const readTimeoutMs = timeoutMs + HUNG_SERVER_GRACE_MS;
     let index = 0;
     let outcome: QueryOutcome;
+    // The request's last exchange goes out with the session reset behind it (postgres-session-reset.ts).
+    let reset: Promise<unknown> | undefined;
+    const last = <T>(send: () => Promise<T>): Promise<T> => {
+      const sent = sendWithReset(client, send, readTimeoutMs);
+      reset = sent.reset;
+      return sent.answer;
+    };
     try {
       if (!alone) await this.#send(client, `${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeoutMs}`, readTimeoutMs);
       const budget = new ResultBudget(limits.maxResultBytes);
       const results: StatementResult[] = [];
-      let last: StatementResult | undefined;
+      let answer: StatementResult | undefined;
       for (; index < statements.length; index++) {
         const statement = statements[index]!;
         const final = index === statements.length - 1;
-        if (final && limits.streamCredit) last = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
-        else last = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs);
-        if (limits.allResults) results.push(last);
+        if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
+        else if (alone) answer = await last(() => this.#run(client, statement, true, budget, readTimeoutMs));
+        else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs);
+        if (limits.allResults) results.push(answer);
       }
-      if (!alone) await this.#send(client, 'COMMIT', readTimeoutMs);
+      if (!alone) await last(() => this.#send(client, 'COMMIT', readTimeoutMs));
       // `changed` before the spread, as the sql.js kind does (one hidden class for every outcome).
-      outcome = limits.allResults ? { changed: false, results, ...last! } : { changed: false, ...last! };
+      outcome = limits.allResults ? { changed: false, results, ...answer! } : { changed: false, ...answer! };
     } catch (error) {
       // A hung server would not answer a ROLLBACK either: the connection is dropped, which rolls back.
       if (isServerGone(error)) broken = error as Error;
-      else if (!alone) await this.#send(client, 'ROLLBACK', readTimeoutMs).catch((rollbackError: Error) => (broken = rollbackError));
+      // Once the last exchange went out (a lone statement, COMMIT) the transaction is over: nothing to roll back.
+      else if (!reset) await last(() => this.#send(client, 'ROLLBACK', readTimeoutMs)).catch((rollbackError: Error) => (broken = rollbackError));
       throw this.#failure(error, signal?.aborted === true, index);
     } finally {
       signal?.off('abort', cancel);
@@ -123,24 +133,9 @@ export class PostgresDatabase implements SqlEngine {
         broken ??= new Error('cancelled'); // a cancel may land after the statement ended: drop the connection
       }
       // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused.
-      if (broken) client.release(broken);
-      else this.#resetAndRelease(client, readTimeoutMs);
+      releaseAfterReset(client, reset, readTimeoutMs, broken);
     }
     return outcome;
-  }
-
-  /**
-   * `DISCARD ALL` before the connection serves another request (README "PostgreSQL"): what the statement policy
-   * cannot see — `set_config(…, false)`, session advisory locks, `SET ROLE` through a function, cursors WITH
-   * HOLD — would otherwise reach the next tenant. Not awaited by the request: its answer does not wait, the
-   * connection rejoins the pool once clean (settings from the connection string, statement_timeout included,
-   * are its session defaults and survive RESET).
-   */
-  #resetAndRelease(client: pg.PoolClient, readTimeoutMs: number): void {
-    this.#send(client, 'DISCARD ALL', readTimeoutMs).then(
-      () => client.release(),
-      (error: Error) => client.release(error),
-    );
   }
 
   /** A statement of Tollgate's own, with the client-side read timeout that catches a hung server. */

@@ -1,0 +1,97 @@
+// Issue 20, per request rather than per second (a loaded 2-core machine distorts req/s far more than CPU time):
+// the point select and the durable insert of sql-postgres-bench.ts, through Tollgate's postgres kind and through
+// the bare node:http + pg server, each N requests per round in interleaved rounds (the first warms up and is not
+// counted), reporting medians of
+//   - the server process's CPU µs per request (utime + stime from /proc, all its threads),
+//   - the PostgreSQL cluster's CPU µs per request (every process of the cluster: postmaster and its children),
+//   - the Query/Sync messages and the round trips per request, counted on the wire by a relay (pg-wire-counter.ts).
+// `N=5000 ROUNDS=4 node --conditions=tollgate-source --import tsx test/bench/sql-postgres-cpu.ts` (Tollgate runs
+// from its TypeScript source, so no build is needed to try a change).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { PostgresServer } from '../support/postgres-server.js';
+import { forkServer, type BenchProcess } from './bench-process.js';
+import { CONNECTIONS, median } from './interleaved-load.js';
+import { PgWireCounter } from '../support/pg-wire-counter.js';
+
+const CLOCK_TICK_US = 10_000; // Linux reports utime and stime in 1/100 s
+const N = Number(process.env.N ?? 5_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+
+function statFields(pid: string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined; // exited meanwhile
+  }
+}
+
+/** utime + stime of one process (fields 14 and 15 of /proc/<pid>/stat), in µs. */
+function cpuMicros(pid: number): number {
+  const fields = statFields(String(pid))!;
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+}
+
+/** CPU of the postmaster and each of its live children (backends, checkpointer, WAL writer…), in µs. */
+function clusterMicros(postmaster: number): number {
+  let total = cpuMicros(postmaster);
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    const fields = statFields(pid);
+    if (fields && Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+  }
+  return total;
+}
+
+const postgres = await PostgresServer.start({ fsync: true });
+const postmaster = Number(readFileSync(join(postgres.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const counter = await PgWireCounter.start(postgres.port);
+const started: BenchProcess[] = [];
+try {
+  const seed = new pg.Client({ connectionString: postgres.url });
+  await seed.connect();
+  await seed.query("CREATE TABLE items(id int PRIMARY KEY, name text); INSERT INTO items SELECT x, 'row ' || x FROM generate_series(1, 1000) x; CREATE TABLE log(at timestamptz, note text)");
+  await seed.end();
+  const env = { BENCH_PG_URL: `postgres://postgres@127.0.0.1:${counter.port}/postgres` };
+  const bare = await forkServer('pg-bare-server', env);
+  const tollgate = await forkServer('pg-tollgate-server', env, ['--conditions=tollgate-source']);
+  started.push(bare, tollgate);
+  const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
+  const insertText = "INSERT INTO log VALUES (now(), 'written')";
+  const scenarios = [
+    { name: 'bare, point select', server: bare, url: bare.url, headers: {}, body: { query: 'SELECT id, name FROM items WHERE id = $1', params: [42] } },
+    { name: 'Tollgate, point select', server: tollgate, url: `${tollgate.url}/api/sql/query`, headers: auth, body: { query: 'SELECT id, name FROM items WHERE id = ?', params: [42] } },
+    { name: 'bare, insert', server: bare, url: bare.url, headers: {}, body: { query: insertText } },
+    { name: 'Tollgate, insert', server: tollgate, url: `${tollgate.url}/api/sql/query`, headers: auth, body: { query: insertText } },
+  ];
+  const samples = scenarios.map(() => ({ server: [] as number[], postgres: [] as number[], syncs: [] as number[], roundTrips: [] as number[] }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, scenario] of scenarios.entries()) {
+      const pid = scenario.server.child.pid!;
+      const before = { server: cpuMicros(pid), postgres: clusterMicros(postmaster), ...counter.counts };
+      const result = await autocannon({ url: scenario.url, method: 'POST', connections: CONNECTIONS, amount: N, headers: { 'content-type': 'application/json', ...scenario.headers }, body: JSON.stringify(scenario.body) });
+      // The reset after a request is not awaited by its answer: let the last ones land before reading the counters.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${scenario.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+      if (round === 0) continue;
+      const sample = samples[i]!;
+      sample.server.push((cpuMicros(pid) - before.server) / N);
+      sample.postgres.push((clusterMicros(postmaster) - before.postgres) / N);
+      sample.syncs.push((counter.counts.syncs - before.syncs) / N);
+      sample.roundTrips.push((counter.counts.roundTrips - before.roundTrips) / N);
+    }
+  }
+  console.log(`### PostgreSQL kind, per request (${CONNECTIONS} connections, pool 16, N=${N}, ${ROUNDS - 1} counted rounds; medians)\n`);
+  console.log('| scenario | server CPU µs | PostgreSQL CPU µs | Query+Sync msgs | round trips | server µs per round |\n|---|---:|---:|---:|---:|---|');
+  for (const [i, scenario] of scenarios.entries()) {
+    const s = samples[i]!;
+    console.log(`| ${scenario.name} | ${median(s.server).toFixed(0)} | ${median(s.postgres).toFixed(0)} | ${median(s.syncs).toFixed(2)} | ${median(s.roundTrips).toFixed(2)} | ${s.server.map((x) => x.toFixed(0)).join(' ')} |`);
+  }
+} finally {
+  for (const p of started) p.stop();
+  await counter.close();
+  await postgres.close();
+}
+process.exit(0);
