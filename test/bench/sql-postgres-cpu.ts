@@ -35,9 +35,13 @@ function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
 }
 
-/** CPU of the postmaster and each of its live children (backends, checkpointer, WAL writer…), in µs. */
+/**
+ * CPU of the postmaster, of each of its live children (backends, checkpointer, WAL writer…) and of the children
+ * that exited (autovacuum workers: the postmaster's cutime + cstime, fields 16 and 17), in µs.
+ */
 function clusterMicros(postmaster: number): number {
-  let total = cpuMicros(postmaster);
+  const own = statFields(String(postmaster))!;
+  let total = cpuMicros(postmaster) + (Number(own[13]) + Number(own[14])) * CLOCK_TICK_US;
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     const fields = statFields(pid);
     if (fields && Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
