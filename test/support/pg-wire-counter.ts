@@ -65,7 +65,7 @@ export class PgWireCounter {
 /** Splits the frontend's byte stream into messages: a startup packet (length first), then type byte + length. */
 class FrontendMessages {
   started = false;
-  #pending = Buffer.alloc(0);
+  #pending: Buffer = Buffer.alloc(0);
 
   constructor(private readonly onMessage: (type: string) => void) {}
 
