@@ -8,6 +8,7 @@ import type { SqlEngine } from './sql-engine.js';
 import { unpackColumnTypes, type ColumnType } from './column-types.js';
 import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
+import { WorkerOutbox } from './worker-outbox.js';
 
 export interface SqlDatabaseOptions {
   name: string;
@@ -29,6 +30,8 @@ interface Answered {
   /** Pending while its pages, or earlier requests' pages it may have read, are not durable yet. */
   durable: Promise<void> | undefined;
 }
+
+type SuccessResponse = Extract<WorkerResponse, { kind: 'result' | 'json' }>;
 
 interface Flight {
   request: WorkerRequest;
@@ -93,7 +96,8 @@ export class SqlDatabase implements SqlEngine {
   #watchdog: NodeJS.Timeout | undefined;
   /** When the armed watchdog fires (performance.now()). */
   #watchdogDue = 0;
-  #outbox: { worker: Worker; requests: WorkerRequest[] } | undefined;
+  /** The current worker's; a new worker gets a new one. */
+  #outbox: WorkerOutbox | undefined;
   /** Set while the last boot failed: requests answer it at once instead of queueing. */
   #unavailable: ServiceError | undefined;
   #failedBoots = 0;
@@ -111,9 +115,23 @@ export class SqlDatabase implements SqlEngine {
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
   async query(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
+    const response = await this.#run(query, params, client, options, null);
+    if (response.kind !== 'result') throw new Error(`the SQL worker answered ${response.kind} to a query`);
+    return response.result;
+  }
+
+  /** The same, answered with the wire's JSON text, which the worker builds (SqlService.queryJson). */
+  async queryJson(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions, context: { db: string }): Promise<string> {
+    const response = await this.#run(query, params, client, options, context);
+    if (response.kind !== 'json') throw new Error(`the SQL worker answered ${response.kind} to a query for JSON`);
+    return response.text;
+  }
+
+  /** Runs one request to its successful answer; a failed one throws its ServiceError. */
+  async #run(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions, jsonContext: { db: string } | null): Promise<SuccessResponse> {
     if (this.#unavailable) throw this.#unavailable;
     if (client?.aborted) throw this.#cancelledError();
-    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows, limits: options.limits }, options);
+    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows, limits: options.limits, jsonContext }, options);
     const cancel = () => this.#cancel(id);
     client?.once('abort', cancel);
     let answered: Answered;
@@ -128,7 +146,7 @@ export class SqlDatabase implements SqlEngine {
       const at = response.statementIndex === undefined ? {} : { statement_index: response.statementIndex };
       throw new ServiceError('sql_error', response.message, { code: response.code, context: { db: this.options.name, ...at } });
     }
-    return response.result;
+    return response;
   }
 
   /** Lets requests in flight finish and their pages reach the disk, then stops the worker. */
@@ -232,26 +250,22 @@ export class SqlDatabase implements SqlEngine {
   }
 
   /**
-   * Requests that arrive in one turn of the event loop go to the worker as one message: a message per
-   * point select was the largest cost Tollgate added on the main thread. An outbox belongs to the worker
-   * it was filled for; if that worker was replaced meanwhile, the new one already got every queued request.
+   * To the worker in batches (worker-outbox.ts). An outbox belongs to the worker it was filled for; if that
+   * worker was replaced meanwhile, the new one already got every queued request.
    */
   #post(request: WorkerRequest): void {
     const worker = this.#worker!;
-    if (this.#outbox?.worker === worker) return void this.#outbox.requests.push(request);
-    const outbox = (this.#outbox = { worker, requests: [request] });
-    setImmediate(() => {
-      if (this.#outbox === outbox) this.#outbox = undefined;
-      if (worker === this.#worker) worker.postMessage(outbox.requests);
-    });
+    if (this.#outbox?.worker !== worker) this.#outbox = new WorkerOutbox(worker);
+    this.#outbox.add(request);
   }
 
   /** In answer order: the pages go to the store now, so the store's order is the worker's. */
   #answer(worker: Worker, response: WorkerResponse): void {
     if (worker !== this.#worker) return;
+    if (response.kind === 'rows') return this.#queue.get(response.id)?.onRows?.(response.text);
+    if (this.#outbox?.worker === worker) this.#outbox.answered();
     const flight = this.#queue.get(response.id);
     if (!flight) return;
-    if (response.kind === 'rows') return flight.onRows?.(response.text);
     if (response.kind === 'result' && response.packedTypes) (response.result as { column_types: ColumnType[] }).column_types = unpackColumnTypes(response.packedTypes);
     this.#queue.delete(response.id);
     this.#headChanged();

@@ -6,7 +6,16 @@ import type { SqlParams } from './sql-types.js';
  * Messages between the SQL service and the worker that owns one database. Requests travel in arrays (those
  * of one event-loop turn together); each answer travels alone, in request order.
  */
-export type WorkerRequest = { kind: 'query'; id: number; query: string; params: SqlParams | undefined; maxRows: number; limits: RequestLimits };
+export type WorkerRequest = {
+  kind: 'query';
+  id: number;
+  query: string;
+  params: SqlParams | undefined;
+  maxRows: number;
+  limits: RequestLimits;
+  /** Set: a success answers `json` with the wire's JSON text (wire-answer.ts) in this context. */
+  jsonContext: { db: string } | null;
+};
 
 /** What one request may do and how large its answer may grow (README "SQL endpoint"). */
 export interface RequestLimits {
@@ -30,7 +39,7 @@ export interface RequestLimits {
  * Streamed `rows` chunks come before their request's final answer and carry no pages.
  */
 export type WorkerResponse =
-  | (({ kind: 'result'; id: number; result: QueryOutcome; /** Its column_types packed for the crossing (column-types.ts), then left empty. */ packedTypes?: PackedColumnTypes } | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number }) & WrittenPages)
+  | (({ kind: 'result'; id: number; result: QueryOutcome; /** Its column_types packed for the crossing (column-types.ts), then left empty. */ packedTypes?: PackedColumnTypes } | { kind: 'json'; id: number; text: string } | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number }) & WrittenPages)
   | { kind: 'rows'; id: number; text: string };
 
 export interface WrittenPages {

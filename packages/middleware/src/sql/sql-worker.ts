@@ -16,6 +16,7 @@ import { readStatementHead, type StatementHead } from './statement-head.js';
 import { checkBeforeCompile, checkCompiled } from './statement-policy.js';
 import { inspectProgram } from './statement-program.js';
 import type { SqlParams } from './sql-types.js';
+import { wireAnswer } from './wire-answer.js';
 import type { QueryOutcome, RequestLimits, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 
 const { wasmPath, image, maxDatabaseBytes } = workerData as WorkerData;
@@ -69,7 +70,10 @@ parentPort!.on('message', (requests: WorkerRequest[]) => {
 function answer(request: WorkerRequest): void {
   let response: WorkerResponse;
   try {
-    response = { kind: 'result', id: request.id, result: runRequest(request) };
+    const result = runRequest(request);
+    const { jsonContext } = request;
+    // The endpoint's answer as text: one string crosses instead of the result's objects (sql-service.ts queryJson).
+    response = jsonContext ? { kind: 'json', id: request.id, text: JSON.stringify(wireAnswer(result, jsonContext)) } : { kind: 'result', id: request.id, result };
   } catch (error) {
     const code = error instanceof RequestFailure ? error.code : classifySqlError((error as Error).message);
     const { statementIndex } = error as { statementIndex?: number };
@@ -115,7 +119,7 @@ function warmUp(): void {
   const limits: RequestLimits = { readOnly: true, maxResultBytes: 1_048_576, allResults: true, streamCredit: null };
   const query = "/* warm-up */ PRAGMA user_version; SELECT name, type FROM sqlite_schema WHERE name = ? ORDER BY name";
   try {
-    runRequest({ kind: 'query', id: 0, query, params: [''], maxRows: 1, limits });
+    JSON.stringify(wireAnswer(runRequest({ kind: 'query', id: 0, query, params: [''], maxRows: 1, limits, jsonContext: null }), { db: '' }));
     inspectProgram(db, 'CREATE TABLE tollgate_warm_up(x)');
   } catch {
     // Only a head start: the first real request compiles whatever this did not reach.
