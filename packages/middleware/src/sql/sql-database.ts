@@ -96,6 +96,8 @@ export class SqlDatabase implements SqlEngine {
   #watchdog: NodeJS.Timeout | undefined;
   /** When the armed watchdog fires (performance.now()). */
   #watchdogDue = 0;
+  /** `[0]`: the id (as int32) of the request the current worker runs (held-answers.ts). */
+  #progress = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   /** The current worker's; a new worker gets a new one. */
   #outbox: WorkerOutbox | undefined;
   /** Set while the last boot failed: requests answer it at once instead of queueing. */
@@ -203,7 +205,8 @@ export class SqlDatabase implements SqlEngine {
     // Stores hand over a buffer of their own, possibly larger than the image (recovery's spare room), so its
     // size is no reason to copy: at 512 MiB that clone was a second whole image (README "Recovery time").
     const transfer = image && image.buffer.byteLength >= 65_536 ? [image.buffer as ArrayBuffer] : [];
-    const workerData: WorkerData = { wasmPath: this.options.wasmPath, image, maxDatabaseBytes: this.options.maxDatabaseBytes };
+    const progress = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+    const workerData: WorkerData = { wasmPath: this.options.wasmPath, image, maxDatabaseBytes: this.options.maxDatabaseBytes, progress };
     const worker = await spawnWorker(this.options.workerUrl, workerData, transfer);
     worker.unref();
     await new Promise<void>((resolve, reject) => {
@@ -219,13 +222,17 @@ export class SqlDatabase implements SqlEngine {
       await worker.terminate();
       throw error;
     });
-    worker.on('message', (response: WorkerResponse) => this.#answer(worker, response));
+    worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {
+      if (!Array.isArray(message)) return this.#answer(worker, message);
+      for (const response of message) this.#answer(worker, response);
+    });
     worker.on('error', (error) => this.#crashed(worker, error));
     if (this.#closed) {
       await worker.terminate();
       return;
     }
     this.#worker = worker;
+    this.#progress = progress;
     for (const [id, flight] of this.#queue) {
       // A request cancelled while it waited for this worker never starts on it.
       if (flight.cancelled) {
@@ -313,12 +320,29 @@ export class SqlDatabase implements SqlEngine {
     this.#watchdog = undefined;
     const head = this.#queue.entries().next();
     if (!this.#worker || head.done) return;
-    const [id, flight] = head.value;
+    const [id, flight] = this.#running(...head.value);
     const limit = flight.timeoutMs ?? this.options.timeoutMs;
     const remaining = (flight.runningSince ?? performance.now()) + limit - performance.now();
     if (flight.cancelled) this.#stopRunning(id, this.#cancelledError());
     else if (remaining <= 0) this.#stopRunning(id, this.#timedOutError(limit));
     else this.#armWatchdog(remaining);
+  }
+
+  /**
+   * The request the worker runs now. It is the oldest in flight unless that one is done and its answer is held
+   * in the worker behind a later one (held-answers.ts): then the later one's clock starts when first seen here
+   * (so a mispredicted runaway may run up to twice its limit) and the stop is its own, and the held requests,
+   * lost with the worker, run again on the next (nothing of theirs was acknowledged).
+   */
+  #running(headId: number, head: Flight): [number, Flight] {
+    const running = Atomics.load(this.#progress, 0);
+    if (((running - headId) | 0) <= 0) return [headId, head];
+    for (const [id, flight] of this.#queue) {
+      if ((id | 0) !== running) continue;
+      flight.runningSince ??= performance.now();
+      return [id, flight];
+    }
+    return [headId, head];
   }
 
   /**
@@ -330,7 +354,7 @@ export class SqlDatabase implements SqlEngine {
     const flight = this.#queue.get(id);
     if (!flight) return;
     flight.cancelled = true;
-    if (this.#queue.keys().next().value === id) this.#armWatchdog(0);
+    if (this.#queue.keys().next().value === id || Atomics.load(this.#progress, 0) === (id | 0)) this.#armWatchdog(0);
   }
 
   /** Stops the running request by replacing its worker; the requests queued behind it run on the new one. */

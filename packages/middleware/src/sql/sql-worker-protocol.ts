@@ -3,8 +3,9 @@ import type { PageOp } from './page-op.js';
 import type { SqlParams } from './sql-types.js';
 
 /**
- * Messages between the SQL service and the worker that owns one database. Requests travel in arrays (those
- * of one event-loop turn together); each answer travels alone, in request order.
+ * Messages between the SQL service and the worker that owns one database. Requests travel in arrays (a batch:
+ * worker-outbox.ts); final answers travel in arrays too, in request order (held-answers.ts), streamed
+ * `rows` chunks alone.
  */
 export type WorkerRequest = {
   kind: 'query';
@@ -62,4 +63,6 @@ export interface WorkerData {
   image: Uint8Array | null;
   /** sql.databases.<name>.maxDatabaseBytes: a request that would grow the file past it fails with database_full. */
   maxDatabaseBytes: number | undefined;
+  /** `[0]`: the id (as int32) of the request the worker runs now, for the watchdog (held-answers.ts). */
+  progress: Int32Array;
 }
