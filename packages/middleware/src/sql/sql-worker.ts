@@ -96,7 +96,8 @@ function answer(request: WorkerRequest): void {
   // The capture relies on the connection's settings (configure()); a request that moved the journal mode is
   // undone here, before its pages are taken, so what it committed reaches the captured file.
   if (capture.takeSiblingWrites()) configure();
-  // One answer per request, as soon as it is ready: a runaway later in the batch must not hold it back.
+  // Posted now, or with the next ones while those are predicted quick (held-answers.ts): a runaway later in the
+  // batch must not hold it back.
   const pages = capture.take(db);
   if (pages.length === 0) return held.add(response, NO_BUFFERS);
   // "Changed" means pages were written: PRAGMA user_version, REINDEX or ANALYZE move no counter but write.
