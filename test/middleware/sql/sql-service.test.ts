@@ -66,6 +66,21 @@ describe('SqlService', () => {
     assert.deepEqual(await readFile(), [7]);
   });
 
+  it('stops a kept quick read that turned into a runaway, not the write before it whose answer waited in the worker', async () => {
+    const service = await open();
+    await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    const countTo = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?) SELECT count(*) AS n FROM c';
+    // Twice: kept, read-only and quick on its last run, so the worker holds the answers before it while it runs.
+    await service.query({ query: countTo, params: [1] });
+    await service.query({ query: countTo, params: [1] });
+    const insert = codeOf(service.query({ query: 'INSERT INTO log VALUES (5)' }));
+    const runaway = codeOf(service.query({ query: countTo, params: [1e12] }));
+    assert.deepEqual(await Promise.all([insert, runaway]), ['ok', '400 statement_timeout']);
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log' }), { type: 'table', column_names: ['n'], column_types: [{ declared: 'INTEGER', storage: 'integer' }], data: [[5]], context: { db: 'main' } });
+    await service.close();
+    assert.deepEqual(await readFile(), [5]);
+  });
+
   it('keeps the in-memory database across a runaway restart too', async () => {
     const { config } = parseConfig({ sql: { databases: { main: {} }, timeoutMs: 1_000 } });
     const opened = await SqlService.open(config.sql, { baseDir: dir });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authenticate } from '../auth/index.js';
-import { readJsonBody, sendJson } from '../http/index.js';
+import { readJsonBody } from '../http/index.js';
 import type { SqlCaller } from '../sql/index.js';
 import { parseBody } from '../validate/index.js';
 import type { RequestContext } from './request-context.js';
@@ -44,6 +44,8 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const request = { query: body.query, params: body.params, db: body.context?.db, allResults: body.results === 'all' };
   // An Accept header is a preference: a request for every statement's result is answered as JSON.
   if (body.format === 'ndjson' || (body.format === undefined && !request.allResults && wantsNdjson(ctx.req))) return streamSqlAnswer(ctx, sql, request, caller);
-  const result = await sql.query(request, ctx.departure, caller);
-  sendJson(ctx.res, 200, result);
+  const text = await sql.queryJson(request, ctx.departure, caller);
+  // Already JSON (built in the SQL worker): only its bytes are written here.
+  ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  ctx.res.end(text);
 }

@@ -8,6 +8,7 @@ import type { SqlEngine } from './sql-engine.js';
 import { unpackColumnTypes, type ColumnType } from './column-types.js';
 import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
+import { WorkerOutbox } from './worker-outbox.js';
 
 export interface SqlDatabaseOptions {
   name: string;
@@ -29,6 +30,8 @@ interface Answered {
   /** Pending while its pages, or earlier requests' pages it may have read, are not durable yet. */
   durable: Promise<void> | undefined;
 }
+
+type SuccessResponse = Extract<WorkerResponse, { kind: 'result' | 'json' }>;
 
 interface Flight {
   request: WorkerRequest;
@@ -93,7 +96,10 @@ export class SqlDatabase implements SqlEngine {
   #watchdog: NodeJS.Timeout | undefined;
   /** When the armed watchdog fires (performance.now()). */
   #watchdogDue = 0;
-  #outbox: { worker: Worker; requests: WorkerRequest[] } | undefined;
+  /** `[0]`: the id (as int32) of the request the current worker runs (held-answers.ts). */
+  #progress = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  /** The current worker's; a new worker gets a new one. */
+  #outbox: WorkerOutbox | undefined;
   /** Set while the last boot failed: requests answer it at once instead of queueing. */
   #unavailable: ServiceError | undefined;
   #failedBoots = 0;
@@ -111,9 +117,23 @@ export class SqlDatabase implements SqlEngine {
 
   /** Runs one request; resolves once its changes are committed (and durable, for a file database). */
   async query(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
+    const response = await this.#run(query, params, client, options, null);
+    if (response.kind !== 'result') throw new Error(`the SQL worker answered ${response.kind} to a query`);
+    return response.result;
+  }
+
+  /** The same, answered with the wire's JSON text, which the worker builds (SqlService.queryJson). */
+  async queryJson(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions, context: { db: string }): Promise<string> {
+    const response = await this.#run(query, params, client, options, context);
+    if (response.kind !== 'json') throw new Error(`the SQL worker answered ${response.kind} to a query for JSON`);
+    return response.text;
+  }
+
+  /** Runs one request to its successful answer; a failed one throws its ServiceError. */
+  async #run(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions, jsonContext: { db: string } | null): Promise<SuccessResponse> {
     if (this.#unavailable) throw this.#unavailable;
     if (client?.aborted) throw this.#cancelledError();
-    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows, limits: options.limits }, options);
+    const { id, answer } = this.#send({ kind: 'query', id: 0, query, params, maxRows: this.options.maxRows, limits: options.limits, jsonContext }, options);
     const cancel = () => this.#cancel(id);
     client?.once('abort', cancel);
     let answered: Answered;
@@ -128,7 +148,7 @@ export class SqlDatabase implements SqlEngine {
       const at = response.statementIndex === undefined ? {} : { statement_index: response.statementIndex };
       throw new ServiceError('sql_error', response.message, { code: response.code, context: { db: this.options.name, ...at } });
     }
-    return response.result;
+    return response;
   }
 
   /** Lets requests in flight finish and their pages reach the disk, then stops the worker. */
@@ -185,7 +205,8 @@ export class SqlDatabase implements SqlEngine {
     // Stores hand over a buffer of their own, possibly larger than the image (recovery's spare room), so its
     // size is no reason to copy: at 512 MiB that clone was a second whole image (README "Recovery time").
     const transfer = image && image.buffer.byteLength >= 65_536 ? [image.buffer as ArrayBuffer] : [];
-    const workerData: WorkerData = { wasmPath: this.options.wasmPath, image, maxDatabaseBytes: this.options.maxDatabaseBytes };
+    const progress = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+    const workerData: WorkerData = { wasmPath: this.options.wasmPath, image, maxDatabaseBytes: this.options.maxDatabaseBytes, progress };
     const worker = await spawnWorker(this.options.workerUrl, workerData, transfer);
     worker.unref();
     await new Promise<void>((resolve, reject) => {
@@ -201,13 +222,17 @@ export class SqlDatabase implements SqlEngine {
       await worker.terminate();
       throw error;
     });
-    worker.on('message', (response: WorkerResponse) => this.#answer(worker, response));
+    worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {
+      if (!Array.isArray(message)) return this.#answer(worker, message);
+      for (const response of message) this.#answer(worker, response);
+    });
     worker.on('error', (error) => this.#crashed(worker, error));
     if (this.#closed) {
       await worker.terminate();
       return;
     }
     this.#worker = worker;
+    this.#progress = progress;
     for (const [id, flight] of this.#queue) {
       // A request cancelled while it waited for this worker never starts on it.
       if (flight.cancelled) {
@@ -232,26 +257,22 @@ export class SqlDatabase implements SqlEngine {
   }
 
   /**
-   * Requests that arrive in one turn of the event loop go to the worker as one message: a message per
-   * point select was the largest cost Tollgate added on the main thread. An outbox belongs to the worker
-   * it was filled for; if that worker was replaced meanwhile, the new one already got every queued request.
+   * To the worker in batches (worker-outbox.ts). An outbox belongs to the worker it was filled for; if that
+   * worker was replaced meanwhile, the new one already got every queued request.
    */
   #post(request: WorkerRequest): void {
     const worker = this.#worker!;
-    if (this.#outbox?.worker === worker) return void this.#outbox.requests.push(request);
-    const outbox = (this.#outbox = { worker, requests: [request] });
-    setImmediate(() => {
-      if (this.#outbox === outbox) this.#outbox = undefined;
-      if (worker === this.#worker) worker.postMessage(outbox.requests);
-    });
+    if (this.#outbox?.worker !== worker) this.#outbox = new WorkerOutbox(worker);
+    this.#outbox.add(request);
   }
 
   /** In answer order: the pages go to the store now, so the store's order is the worker's. */
   #answer(worker: Worker, response: WorkerResponse): void {
     if (worker !== this.#worker) return;
+    if (response.kind === 'rows') return this.#queue.get(response.id)?.onRows?.(response.text);
+    if (this.#outbox?.worker === worker) this.#outbox.answered();
     const flight = this.#queue.get(response.id);
     if (!flight) return;
-    if (response.kind === 'rows') return flight.onRows?.(response.text);
     if (response.kind === 'result' && response.packedTypes) (response.result as { column_types: ColumnType[] }).column_types = unpackColumnTypes(response.packedTypes);
     this.#queue.delete(response.id);
     this.#headChanged();
@@ -299,12 +320,29 @@ export class SqlDatabase implements SqlEngine {
     this.#watchdog = undefined;
     const head = this.#queue.entries().next();
     if (!this.#worker || head.done) return;
-    const [id, flight] = head.value;
+    const [id, flight] = this.#running(...head.value);
     const limit = flight.timeoutMs ?? this.options.timeoutMs;
     const remaining = (flight.runningSince ?? performance.now()) + limit - performance.now();
     if (flight.cancelled) this.#stopRunning(id, this.#cancelledError());
     else if (remaining <= 0) this.#stopRunning(id, this.#timedOutError(limit));
     else this.#armWatchdog(remaining);
+  }
+
+  /**
+   * The request the worker runs now. It is the oldest in flight unless that one is done and its answer is held
+   * in the worker behind a later one (held-answers.ts): then the later one's clock starts when first seen here
+   * (so a mispredicted runaway may run up to twice its limit) and the stop is its own, and the held requests,
+   * lost with the worker, run again on the next (nothing of theirs was acknowledged).
+   */
+  #running(headId: number, head: Flight): [number, Flight] {
+    const running = Atomics.load(this.#progress, 0);
+    if (((running - headId) | 0) <= 0) return [headId, head];
+    for (const [id, flight] of this.#queue) {
+      if ((id | 0) !== running) continue;
+      flight.runningSince ??= performance.now();
+      return [id, flight];
+    }
+    return [headId, head];
   }
 
   /**
@@ -316,7 +354,7 @@ export class SqlDatabase implements SqlEngine {
     const flight = this.#queue.get(id);
     if (!flight) return;
     flight.cancelled = true;
-    if (this.#queue.keys().next().value === id) this.#armWatchdog(0);
+    if (this.#queue.keys().next().value === id || Atomics.load(this.#progress, 0) === (id | 0)) this.#armWatchdog(0);
   }
 
   /** Stops the running request by replacing its worker; the requests queued behind it run on the new one. */

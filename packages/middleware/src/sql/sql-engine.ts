@@ -13,5 +13,7 @@ export interface SqlEngine {
   ready(): Promise<void>;
   /** Runs one request as one transaction: every statement or none; the last one's result answers. */
   query(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome>;
+  /** The same as `query`, answered with the wire's JSON text (SqlService.queryJson); engines without it are serialized by the service. */
+  queryJson?(query: string, params: SqlParams | undefined, client: CancelSignal | undefined, options: QueryOptions, context: { db: string }): Promise<string>;
   close(): Promise<void>;
 }

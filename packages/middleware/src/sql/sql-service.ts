@@ -12,8 +12,8 @@ import type { JournalEvent, PageJournalOptions } from './page-journal.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { SqlDatabase } from './sql-database.js';
 import type { SqlEngine } from './sql-engine.js';
-import type { QueryOutcome, StatementResult } from './sql-worker-protocol.js';
-import type { SqlQuery, SqlResult, SqlStatementResult, SqlStreamEnd } from './sql-types.js';
+import type { SqlQuery, SqlResult, SqlStreamEnd } from './sql-types.js';
+import { wireAnswer } from './wire-answer.js';
 
 /** Chunks of about 64 KiB a streamed answer may have in flight between the worker and the socket. */
 const STREAM_CREDIT = 4;
@@ -77,10 +77,20 @@ export class SqlService {
   async query(request: SqlQuery, client?: CancelSignal, caller?: SqlCaller): Promise<SqlResult> {
     const { name, database, readOnly } = this.#open(request, caller);
     const limits = { readOnly, maxResultBytes: this.config.maxResultBytes, allResults: request.allResults === true, streamCredit: null };
-    const outcome = await database.query(request.query, request.params, client, { limits });
+    return wireAnswer(await database.query(request.query, request.params, client, { limits }), { db: name });
+  }
+
+  /**
+   * Runs one request and answers with the endpoint's JSON text, the same as `JSON.stringify(await query(…))`.
+   * A sql.js database builds the text in its worker, so the main thread only writes bytes: carrying the
+   * answer's objects across the thread boundary and serializing them was a share of a point select's cost.
+   */
+  async queryJson(request: SqlQuery, client?: CancelSignal, caller?: SqlCaller): Promise<string> {
+    const { name, database, readOnly } = this.#open(request, caller);
+    const limits = { readOnly, maxResultBytes: this.config.maxResultBytes, allResults: request.allResults === true, streamCredit: null };
     const context = { db: name };
-    if (outcome.results) return { type: 'results', results: outcome.results.map((result) => answerOf(result, context)), context };
-    return answerOf(outcome, context);
+    if (database.queryJson) return database.queryJson(request.query, request.params, client, { limits }, context);
+    return JSON.stringify(wireAnswer(await database.query(request.query, request.params, client, { limits }), context));
   }
 
   /**
@@ -128,10 +138,4 @@ export class SqlService {
   async close(): Promise<void> {
     await Promise.all([...this.databases.values()].map((db) => db.close()));
   }
-}
-
-/** One statement's result as the wire shows it (contract §2.2), with the request's context. */
-function answerOf(result: StatementResult | QueryOutcome, context: { db: string }): SqlStatementResult {
-  if (result.type === 'table') return { type: 'table', column_names: result.column_names, column_types: result.column_types, data: result.data, context };
-  return { type: 'ok', affected_rows: result.affected_rows, context };
 }

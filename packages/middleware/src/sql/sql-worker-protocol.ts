@@ -3,10 +3,20 @@ import type { PageOp } from './page-op.js';
 import type { SqlParams } from './sql-types.js';
 
 /**
- * Messages between the SQL service and the worker that owns one database. Requests travel in arrays (those
- * of one event-loop turn together); each answer travels alone, in request order.
+ * Messages between the SQL service and the worker that owns one database. Requests travel in arrays (a batch:
+ * worker-outbox.ts); final answers travel in arrays too, in request order (held-answers.ts), streamed
+ * `rows` chunks alone.
  */
-export type WorkerRequest = { kind: 'query'; id: number; query: string; params: SqlParams | undefined; maxRows: number; limits: RequestLimits };
+export type WorkerRequest = {
+  kind: 'query';
+  id: number;
+  query: string;
+  params: SqlParams | undefined;
+  maxRows: number;
+  limits: RequestLimits;
+  /** Set: a success answers `json` with the wire's JSON text (wire-answer.ts) in this context. */
+  jsonContext: { db: string } | null;
+};
 
 /** What one request may do and how large its answer may grow (README "SQL endpoint"). */
 export interface RequestLimits {
@@ -30,7 +40,7 @@ export interface RequestLimits {
  * Streamed `rows` chunks come before their request's final answer and carry no pages.
  */
 export type WorkerResponse =
-  | (({ kind: 'result'; id: number; result: QueryOutcome; /** Its column_types packed for the crossing (column-types.ts), then left empty. */ packedTypes?: PackedColumnTypes } | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number }) & WrittenPages)
+  | (({ kind: 'result'; id: number; result: QueryOutcome; /** Its column_types packed for the crossing (column-types.ts), then left empty. */ packedTypes?: PackedColumnTypes } | { kind: 'json'; id: number; text: string } | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number }) & WrittenPages)
   | { kind: 'rows'; id: number; text: string };
 
 export interface WrittenPages {
@@ -53,4 +63,6 @@ export interface WorkerData {
   image: Uint8Array | null;
   /** sql.databases.<name>.maxDatabaseBytes: a request that would grow the file past it fails with database_full. */
   maxDatabaseBytes: number | undefined;
+  /** `[0]`: the id (as int32) of the request the worker runs now, for the watchdog (held-answers.ts). */
+  progress: Int32Array;
 }

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import type { BindParams, Database, Statement } from 'sql.js';
 import { classifySqlError } from './classify-sql-error.js';
+import { HeldAnswers } from './held-answers.js';
 import { initCapturingSqlJs } from './page-capture.js';
 import { checkPageCapture } from './page-capture-self-test.js';
 import { isTruncate, type PageOp } from './page-op.js';
@@ -16,9 +17,10 @@ import { readStatementHead, type StatementHead } from './statement-head.js';
 import { checkBeforeCompile, checkCompiled } from './statement-policy.js';
 import { inspectProgram } from './statement-program.js';
 import type { SqlParams } from './sql-types.js';
+import { wireAnswer } from './wire-answer.js';
 import type { QueryOutcome, RequestLimits, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
 
-const { wasmPath, image, maxDatabaseBytes } = workerData as WorkerData;
+const { wasmPath, image, maxDatabaseBytes, progress } = workerData as WorkerData;
 // Every page SQLite writes is captured and journaled by the main thread (page-journal.ts); a build whose
 // capture is unknown or does not rebuild a file exactly refuses to start rather than lose writes.
 const { SQL, capture } = await initCapturingSqlJs(readFileSync(wasmPath));
@@ -62,14 +64,29 @@ function runHelper(statement: Statement): void {
   statement.reset();
 }
 
+const held = new HeldAnswers(parentPort!, progress);
+
 parentPort!.on('message', (requests: WorkerRequest[]) => {
-  for (const request of requests) answer(request);
+  for (const request of requests) {
+    held.starting(request.id, predictedQuick(request));
+    answer(request);
+  }
+  held.flush();
 });
+
+/** A kept statement that cannot write and ran quickly last time, asked for the last result without a stream. */
+function predictedQuick(request: WorkerRequest): boolean {
+  const kept = statementCache.get(request.query);
+  return kept !== undefined && kept.quick && kept.readOnly === true && !request.limits.allResults && request.limits.streamCredit === null;
+}
 
 function answer(request: WorkerRequest): void {
   let response: WorkerResponse;
   try {
-    response = { kind: 'result', id: request.id, result: runRequest(request) };
+    const result = runRequest(request);
+    const { jsonContext } = request;
+    // The endpoint's answer as text: one string crosses instead of the result's objects (sql-service.ts queryJson).
+    response = jsonContext ? { kind: 'json', id: request.id, text: JSON.stringify(wireAnswer(result, jsonContext)) } : { kind: 'result', id: request.id, result };
   } catch (error) {
     const code = error instanceof RequestFailure ? error.code : classifySqlError((error as Error).message);
     const { statementIndex } = error as { statementIndex?: number };
@@ -79,15 +96,18 @@ function answer(request: WorkerRequest): void {
   // The capture relies on the connection's settings (configure()); a request that moved the journal mode is
   // undone here, before its pages are taken, so what it committed reaches the captured file.
   if (capture.takeSiblingWrites()) configure();
-  // One answer per request, as soon as it is ready: a runaway later in the batch must not hold it back.
+  // Posted now, or with the next ones while those are predicted quick (held-answers.ts): a runaway later in the
+  // batch must not hold it back.
   const pages = capture.take(db);
-  if (pages.length === 0) return void parentPort!.postMessage(response);
+  if (pages.length === 0) return held.add(response, NO_BUFFERS);
   // "Changed" means pages were written: PRAGMA user_version, REINDEX or ANALYZE move no counter but write.
   if (response.kind === 'result') response.result.changed = true;
   response.pages = pages;
   response.fileSize = fileSizeAfter(pages);
-  parentPort!.postMessage(response, pages.map((op) => (isTruncate(op) ? undefined : (op.data.buffer as ArrayBuffer))).filter((buffer) => buffer !== undefined));
+  held.add(response, pages.map((op) => (isTruncate(op) ? undefined : (op.data.buffer as ArrayBuffer))).filter((buffer) => buffer !== undefined));
 }
+
+const NO_BUFFERS: ArrayBuffer[] = [];
 
 const NO_TYPES: ColumnType[] = [];
 
@@ -115,7 +135,7 @@ function warmUp(): void {
   const limits: RequestLimits = { readOnly: true, maxResultBytes: 1_048_576, allResults: true, streamCredit: null };
   const query = "/* warm-up */ PRAGMA user_version; SELECT name, type FROM sqlite_schema WHERE name = ? ORDER BY name";
   try {
-    runRequest({ kind: 'query', id: 0, query, params: [''], maxRows: 1, limits });
+    JSON.stringify(wireAnswer(runRequest({ kind: 'query', id: 0, query, params: [''], maxRows: 1, limits, jsonContext: null }), { db: '' }));
     inspectProgram(db, 'CREATE TABLE tollgate_warm_up(x)');
   } catch {
     // Only a head start: the first real request compiles whatever this did not reach.
@@ -138,7 +158,14 @@ function runRequest(request: QueryRequest): QueryOutcome {
   const run = new RequestRun(request);
   // `changed` before the spread: a key added after one gives every result a hidden class of its own in V8.
   // It turns true in answer() when the request wrote pages (PRAGMA user_version and ANALYZE move no counter).
-  if (kept?.readOnly && !limits.allResults) return { changed: false, ...runKept(kept, run) };
+  if (kept?.readOnly && !limits.allResults) {
+    const started = performance.now();
+    try {
+      return { changed: false, ...runKept(kept, run) };
+    } finally {
+      kept.quick = performance.now() - started < QUICK_MS;
+    }
+  }
   const before = maxDatabaseBytes === undefined ? 0 : fileBytes();
   runHelper(helpers.begin);
   try {
@@ -290,7 +317,11 @@ interface KeptStatement {
   declared: (string | null)[] | undefined;
   /** A CREATE, DROP or ALTER: each run may change the schema (`DROP TABLE IF EXISTS` sent again). */
   changesSchema: boolean;
+  /** Its last read-only run took less than QUICK_MS: answers before it may wait for it (held-answers.ts). */
+  quick: boolean;
 }
+
+const QUICK_MS = 0.5;
 
 const statementCache = new Map<string, KeptStatement>();
 const STATEMENT_CACHE_SIZE = 64;
@@ -311,7 +342,7 @@ function remember(query: string, canWrite: boolean | undefined): void {
   const head = readStatementHead(query, 0)!;
   const text = query.slice(head.start);
   const readOnly = head.explain ? true : canWrite === undefined ? undefined : !canWrite;
-  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly, text, declared: undefined, changesSchema: changesSchema(head) });
+  statementCache.set(query, { statement, placeholders: scanPlaceholders(query), readOnly, text, declared: undefined, changesSchema: changesSchema(head), quick: false });
 }
 
 interface RunOptions {
