@@ -35,13 +35,9 @@ const candidate = z.looseObject({
   finishReason: z.string().optional(),
   content: z.looseObject({ role: z.string().optional(), parts: z.array(answerPart).optional() }).optional(),
 });
-const usage = z.looseObject({
-  promptTokenCount: z.unknown().optional(),
-  candidatesTokenCount: z.unknown().optional(),
-  thoughtsTokenCount: z.unknown().optional(),
-  cachedContentTokenCount: z.unknown().optional(),
-  totalTokenCount: z.unknown().optional(),
-});
+/** A usage count: any value here, judged at metering (see above). */
+const count = z.unknown().optional();
+const usage = z.looseObject({ promptTokenCount: count, candidatesTokenCount: count, thoughtsTokenCount: count, cachedContentTokenCount: count, totalTokenCount: count });
 const geminiEventSchema = z.looseObject({
   candidates: z.array(candidate).optional(),
   usageMetadata: usage.optional(),
