@@ -54,12 +54,11 @@ export class InProcessBackend implements PolicyBackend<InProcessTicket> {
     return this.state.idempotency;
   }
 
-  admit(request: AdmissionRequest, org: OrganizationConfig): AdmitAnswer<InProcessTicket> {
+  admit(request: AdmissionRequest, org: OrganizationConfig, now: number): AdmitAnswer<InProcessTicket> {
     const balances = this.state.balances(request.principal.org);
     const windows = this.state.windows(request.principal.org);
     // One process: authentication already saw every revocation, so only the organization is checked here.
     if (!balances || !windows) return GONE;
-    const now = this.clock.now();
     refreshAllowance(balances, org, now);
     const reservation = reservationMicros(org, balances, request);
     const refusal = admissionRefusal(org, balances, windows, request, now, reservation);
