@@ -32,9 +32,32 @@ export class TollgateError extends Error {
   }
 }
 
-export class AuthenticationError extends TollgateError {
-  override name = 'AuthenticationError';
+/**
+ * An error class that adds nothing to TollgateError but its name: the kinds a caller tells apart with
+ * `instanceof`. One factory instead of a class block each (issue 19: no block written twice).
+ */
+function namedError<Name extends string>(name: Name) {
+  const NamedError = class extends TollgateError {
+    override name: string = name;
+  };
+  // The class's own name too (stack traces, util.inspect), as a class declaration would have it.
+  Object.defineProperty(NamedError, 'name', { value: name });
+  return NamedError;
 }
+
+export const AuthenticationError = namedError('AuthenticationError'); export type AuthenticationError = InstanceType<typeof AuthenticationError>;
+export const ModelNotFoundError = namedError('ModelNotFoundError'); export type ModelNotFoundError = InstanceType<typeof ModelNotFoundError>;
+export const ModelNotConfiguredError = namedError('ModelNotConfiguredError'); export type ModelNotConfiguredError = InstanceType<typeof ModelNotConfiguredError>;
+export const MaxTokensExceededError = namedError('MaxTokensExceededError'); export type MaxTokensExceededError = InstanceType<typeof MaxTokensExceededError>;
+/** The upstream provider rejected, failed or could not be reached (relayed errors and 502). */
+export const UpstreamError = namedError('UpstreamError'); export type UpstreamError = InstanceType<typeof UpstreamError>;
+export const PolicyUnavailableError = namedError('PolicyUnavailableError'); export type PolicyUnavailableError = InstanceType<typeof PolicyUnavailableError>;
+export const InternalError = namedError('InternalError'); export type InternalError = InstanceType<typeof InternalError>;
+/**
+ * The connection failed or timed out after the request was sent: it may have run and been metered
+ * (contract §7.3 rule 4). Not retried by default, since no idempotency key exists.
+ */
+export const OutcomeUnknownError = namedError('OutcomeUnknownError'); export type OutcomeUnknownError = InstanceType<typeof OutcomeUnknownError>;
 
 export class WalletEmptyError extends TollgateError {
   override name = 'WalletEmptyError';
@@ -62,18 +85,6 @@ export class AllowanceExhaustedError extends TollgateError {
   }
 }
 
-export class ModelNotFoundError extends TollgateError {
-  override name = 'ModelNotFoundError';
-}
-
-export class ModelNotConfiguredError extends TollgateError {
-  override name = 'ModelNotConfiguredError';
-}
-
-export class MaxTokensExceededError extends TollgateError {
-  override name = 'MaxTokensExceededError';
-}
-
 export class ValidationError extends TollgateError {
   override name = 'ValidationError';
   /** The 422 detail list, when the body survived. */
@@ -83,33 +94,12 @@ export class ValidationError extends TollgateError {
   }
 }
 
-/** The upstream provider rejected, failed or could not be reached (relayed errors and 502). */
-export class UpstreamError extends TollgateError {
-  override name = 'UpstreamError';
-}
-
-export class PolicyUnavailableError extends TollgateError {
-  override name = 'PolicyUnavailableError';
-}
-
-export class InternalError extends TollgateError {
-  override name = 'InternalError';
-}
-
 export class SqlError extends TollgateError {
   override name = 'SqlError';
   /** The SQL endpoint's `error_code` (syntax_error, constraint_violation, statement_timeout, …). */
   get errorCode(): string | undefined {
     return (this.body as { error_code?: string } | undefined)?.error_code;
   }
-}
-
-/**
- * The connection failed or timed out after the request was sent: it may have run and been metered
- * (contract §7.3 rule 4). Not retried by default, since no idempotency key exists.
- */
-export class OutcomeUnknownError extends TollgateError {
-  override name = 'OutcomeUnknownError';
 }
 
 /** A stream that ended without its normal end (§6.1): the generation failed; what arrived is kept. */

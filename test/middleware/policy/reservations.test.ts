@@ -97,7 +97,10 @@ describe('reservations: a wallet never ends below −overdraft', function () {
     const clock = new TestClock();
     const key = 'tg-reservation-lease-key-0123456789abcdef';
     const { config } = parseConfig({ keys: [{ key, org: 'acme' }], organizations: { acme: { wallet: 1 } }, store: { kind: 'redis', url: redis.url, prefix: `l${Math.random().toString(36).slice(2)}:` }, policyTimeoutMs: 2_000 }, {});
-    const { policy } = await createPolicy({ config, keys: KeyRing.fromConfig(config.keys), clock, baseDir: tmpdir() });
+    // A directory of its own: with tmpdir() the ledger export shared /tmp/data/ledger (871 MB by now) with every other run.
+    const baseDir = mkdtempSync(join(tmpdir(), 'tollgate-lease-'));
+    closers.push(async () => rmSync(baseDir, { recursive: true, force: true }));
+    const { policy } = await createPolicy({ config, keys: KeyRing.fromConfig(config.keys), clock, baseDir });
     closers.push(() => policy.close());
     const request: AdmissionRequest = { principal: { keyId: 'config-0-' + hashKey(key).slice(0, 8), org: 'acme', scopes: ['models'] }, alias: 'dollar', billing: 'wallet', price: { input: 0, output: 1_000_000 }, estimatedInputTokens: 0, maxOutputTokens: 1 };
     await policy.admit(request); // never settled: its instance "died"

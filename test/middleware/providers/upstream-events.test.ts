@@ -25,7 +25,7 @@ const shapes: { shape: EventShape<unknown>; fixtures: string[]; breakages: ((eve
   {
     shape: geminiStreamEvent as EventShape<unknown>,
     fixtures: ['google-text', 'google-tool-call', 'google-reasoning', 'google-stream-tool-call-arguments'],
-    breakages: [(e) => (e.candidates = {}), (e) => (e.candidates = [null]), (e) => (e.candidates[0].finishReason = 1), (e) => (e.candidates[0].index = '0'), (e) => (e.candidates[0].content = { parts: [1] }), (e) => (e.usageMetadata = 'x'), (e) => (e.promptFeedback = { blockReason: 2 })],
+    breakages: [(e) => (e.candidates = {}), (e) => (e.candidates = [null]), (e) => (e.candidates[0].finishReason = 1), (e) => (e.candidates[0].index = '0'), (e) => (e.candidates[0].content = { parts: [1] }), (e) => (e.usageMetadata = 'x'), (e) => (e.promptFeedback = { blockReason: 2 }), (e) => (e.candidates[0].content.parts[0].text = 1), (e) => (e.candidates[0].content.parts[0].thought = 'yes'), (e) => (e.candidates[0].content.parts[0].functionCall = { name: 5 }), (e) => (e.candidates[0].content.parts[0].functionCall = { partialArgs: [{ stringValue: 'x' }] }), (e) => (e.candidates[0].content.parts[0].functionCall = { args: [] }), (e) => (e.responseId = 1)],
   },
 ];
 

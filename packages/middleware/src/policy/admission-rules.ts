@@ -1,6 +1,5 @@
 import type { OrganizationConfig } from '../config/index.js';
-import type { ServiceError } from '../errors/index.js';
-import { denials } from './denials.js';
+import type { Refusal } from './policy-backend.js';
 import type { OrgBalances, OrgWindows, WindowTicket } from './org-state.js';
 import { costMicros, usdToMicros, type BilledTokens, type Micros } from './money.js';
 import type { AdmissionRequest, Usage } from './policy-types.js';
@@ -9,7 +8,7 @@ export type Limits = OrganizationConfig['limits'];
 
 /**
  * Rate limits, then billing (DESIGN pipeline steps 8–9), as one pure decision over an organization's
- * state. Returns the 429/402 to answer, or null to admit. A store applies it atomically.
+ * state. Returns why it refuses (the Policy words it: denials.ts), or null to admit. A backend applies it atomically.
  *
  * Tokens per minute: an admission reserves its tokenizer estimate of the prompt (output is not known
  * yet, and reserving the whole max_tokens budget would refuse most traffic long before the limit is
@@ -21,44 +20,46 @@ export type Limits = OrganizationConfig['limits'];
  * releases the reservation and charges the real cost (README "Reservations").
  *
  * @example
- * const denial = admissionDenial(org, balances, windows, request, clock.now(), config.recoveryUrl);
- * if (denial) throw denial;
+ * const refusal = admissionRefusal(org, balances, windows, request, clock.now(), reservation);
+ * if (refusal) return refusal;
  */
-export function admissionDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, recoveryUrl: string, reservation: Micros): ServiceError | null {
-  return limitDenial(org.limits, windows, request, now) ?? billingDenial(org, balances, windows, request, recoveryUrl, now, reservation);
+export function admissionRefusal(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): Refusal | null {
+  return limitRefusal(org.limits, windows, request, now) ?? billingRefusal(org, balances, windows, request, now, reservation);
 }
 
 /** Requests per minute, tokens per minute, concurrency: the same rules for an organization and for a key. */
-export function limitDenial(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number): ServiceError | null {
+export function limitRefusal(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number): Refusal | null {
   const second = Math.floor(now / 1_000);
   const { rpm, tpm, concurrency } = limits;
   if (rpm !== undefined) {
     windows.requests.advance(second);
     const admitted = windows.requests.total;
-    if (admitted >= rpm) return denials.rateLimited(windows.requests.waitUntilFreed(admitted - rpm + 1, now), `requests per minute (${rpm})`);
+    if (admitted >= rpm) return { verdict: 'rate', waitMs: windows.requests.waitUntilFreed(admitted - rpm + 1, now), what: `requests per minute (${rpm})` };
   }
   if (tpm !== undefined) {
     windows.tokens.advance(second);
     const used = windows.tokens.total;
     // An empty window admits any prompt, even one larger than the whole limit (alone).
-    if (used > 0 && used + request.estimatedInputTokens > tpm) return denials.rateLimited(windows.tokens.waitUntilFreed(used + request.estimatedInputTokens - tpm, now), `tokens per minute (${tpm})`);
+    if (used > 0 && used + request.estimatedInputTokens > tpm) return { verdict: 'rate', waitMs: windows.tokens.waitUntilFreed(used + request.estimatedInputTokens - tpm, now), what: `tokens per minute (${tpm})` };
   }
   if (concurrency !== undefined && windows.inFlight >= concurrency) {
     // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
-    return denials.rateLimited(1_000, `concurrent requests (${concurrency})`);
+    return { verdict: 'rate', waitMs: 1_000, what: `concurrent requests (${concurrency})` };
   }
   return null;
 }
 
-function billingDenial(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, recoveryUrl: string, now: number, reservation: Micros): ServiceError | null {
+const WALLET_EMPTY: Refusal = { verdict: 'wallet' };
+
+function billingRefusal(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): Refusal | null {
   const covered = canReserve(balances.walletMicros, windows.reservedMicros, usdToMicros(org.overdraft), reservation);
   if (request.billing === 'included' && org.included) {
     if (balances.includedUsed < org.included.tokens) return null;
     // contract §7.1: with a payment method ever on file, the included model draws on the wallet.
-    if (balances.paymentMethod) return covered ? null : denials.walletEmpty(recoveryUrl);
-    return denials.allowanceExhausted(new Date(balances.resetAt ?? now));
+    if (balances.paymentMethod) return covered ? null : WALLET_EMPTY;
+    return { verdict: 'exhausted', resetAt: balances.resetAt ?? now };
   }
-  return covered ? null : denials.walletEmpty(recoveryUrl);
+  return covered ? null : WALLET_EMPTY;
 }
 
 /**

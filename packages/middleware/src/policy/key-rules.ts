@@ -1,7 +1,8 @@
 import type { Principal } from '../auth/index.js';
 import type { ServiceError } from '../errors/index.js';
 import { denials } from './denials.js';
-import { limitDenial, recordInWindows, releaseSlot } from './admission-rules.js';
+import type { Refusal } from './policy-backend.js';
+import { limitRefusal, recordInWindows, releaseSlot } from './admission-rules.js';
 import { nextReset } from './allowance-period.js';
 import { microsToUsd, usdToMicros, type Micros } from './money.js';
 import { emptyWindows, type OrgWindows, type WindowTicket } from './org-state.js';
@@ -42,18 +43,18 @@ export function refreshBudget(state: KeyState, key: Pick<Principal, 'budget'>, n
  * organization's do; a budget that cannot hold the request's worst case (the same reservation as the
  * wallet's) answers `402 wallet_empty` with the recovery URL, its message naming the key's budget.
  */
-export function keyDenial(key: Principal, state: KeyState, request: AdmissionRequest, now: number, recoveryUrl: string, reservation: Micros): ServiceError | null {
+export function keyRefusal(key: Principal, state: KeyState, request: AdmissionRequest, now: number, reservation: Micros): Refusal | null {
   if (key.limits) {
-    const limited = limitDenial(key.limits, state.windows, request, now);
+    const limited = limitRefusal(key.limits, state.windows, request, now);
     if (limited) return limited;
   }
   if (!key.budget) return null;
   const headroom = usdToMicros(key.budget.usd) - state.spentMicros - state.windows.reservedMicros;
   if (headroom > 0 && headroom >= reservation) return null;
-  return keyBudgetSpent(key.budget, state.budgetResetAt ?? now, recoveryUrl);
+  return { verdict: 'budget', renewsAt: state.budgetResetAt ?? now };
 }
 
-/** The one answer for a key whose budget cannot hold a request, in both stores. */
+/** The one answer for a key whose budget cannot hold a request, in both stores (worded by the Policy). */
 export function keyBudgetSpent(budget: NonNullable<Principal['budget']>, renewsAt: number, recoveryUrl: string): ServiceError {
   return denials.keyBudgetSpent(periodAdjective[budget.period], budget.usd, renewsAt, recoveryUrl);
 }

@@ -1,6 +1,7 @@
 import type { ParamTable } from '../adapt/index.js';
 import type { ProviderConfig } from './provider-settings.js';
 import type { UsageSeen } from '../translate/index.js';
+import type { PrepareCall } from './provider-definition.js';
 
 /** The client protocols Tollgate serves through the model pipeline (contract §4.2). */
 export type ClientProtocol = 'chat' | 'messages' | 'responses' | 'embeddings';
@@ -32,6 +33,8 @@ export interface RouteTarget {
   alias: string;
   /** Output budget when the client gave none and the provider requires one (Anthropic). */
   defaultMaxTokens: number;
+  /** The route's calls prepared once, when its plan was built (routing/route-plans.ts); absent, each call prepares its own. */
+  calls?: { json: PrepareCall; stream: PrepareCall };
 }
 
 /**

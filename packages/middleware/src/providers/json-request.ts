@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderConfig } from './provider-settings.js';
 import { readSseEvents } from '../upstream/index.js';
-import type { PreparedRequest, StreamFraming, UpstreamRequest } from './provider-definition.js';
+import type { PrepareCall, StreamFraming } from './provider-definition.js';
 
 /** How a JSON-over-HTTPS provider authenticates and which client headers it must see. */
 export interface JsonRequestShape {
@@ -11,48 +11,29 @@ export interface JsonRequestShape {
   forwardedHeaders?: readonly string[];
 }
 
-// Per configured provider, which lives as long as the gateway: these were rebuilt on every call.
-const fixedHeaders = new WeakMap<ProviderConfig, Readonly<Record<string, string>>>();
-const targets = new WeakMap<ProviderConfig, Map<string, { origin: string; path: string }>>();
-
 /**
  * The `prepare` of a provider that takes JSON with a static credential header: the three vendors and
- * any OpenAI-compatible server. Origin and path are parsed once per provider and path; the fixed headers
- * once per provider.
+ * any OpenAI-compatible server. Origin, path and the fixed headers are built once per provider and path,
+ * when the route plans are built (routing/route-plans.ts); a call then only serializes its body.
  *
  * @example
  * prepare: jsonRequest({ defaultBaseUrl: 'https://api.openai.com/v1', authHeaders: (key) => ({ authorization: `Bearer ${key}` }) })
  */
-export function jsonRequest(shape: JsonRequestShape): (request: UpstreamRequest) => PreparedRequest {
+export function jsonRequest(shape: JsonRequestShape): (provider: ProviderConfig, path: string) => PrepareCall {
   const forwarded = shape.forwardedHeaders ?? [];
-  return ({ provider, path, body, clientHeaders }) => {
-    const { origin, path: fullPath } = targetOf(provider, shape.defaultBaseUrl, path);
-    let headers = fixedHeaders.get(provider);
-    if (!headers) {
-      headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...provider.headers, ...shape.authHeaders(provider.apiKey) };
-      fixedHeaders.set(provider, headers);
-    }
-    if (forwarded.length > 0) headers = withForwarded(headers, forwarded, clientHeaders);
-    return { origin, path: fullPath, headers, body: JSON.stringify(body) };
+  return (provider, path) => {
+    const url = new URL(baseUrlWithDefault(provider, shape.defaultBaseUrl) + path);
+    const origin = url.origin;
+    const fullPath = url.pathname + url.search;
+    const headers: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...provider.headers, ...shape.authHeaders(provider.apiKey) };
+    if (forwarded.length === 0) return (body) => ({ origin, path: fullPath, headers, body: JSON.stringify(body) });
+    return (body, clientHeaders) => ({ origin, path: fullPath, headers: withForwarded(headers, forwarded, clientHeaders), body: JSON.stringify(body) });
   };
 }
 
 /** The provider's base URL without a trailing slash, following each vendor SDK's convention. */
 export function baseUrlWithDefault(provider: ProviderConfig, defaultBaseUrl: string): string {
   return (provider.baseUrl ?? defaultBaseUrl).replace(/\/+$/, '');
-}
-
-function targetOf(provider: ProviderConfig, defaultBaseUrl: string, path: string): { origin: string; path: string } {
-  let byPath = targets.get(provider);
-  if (!byPath) targets.set(provider, (byPath = new Map()));
-  let target = byPath.get(path);
-  if (!target) {
-    const url = new URL(baseUrlWithDefault(provider, defaultBaseUrl) + path);
-    target = { origin: url.origin, path: url.pathname + url.search };
-    if (byPath.size >= 1_000) byPath.clear(); // Gemini's paths name the model: bounded, not fixed
-    byPath.set(path, target);
-  }
-  return target;
 }
 
 /** The shared fixed headers, or a copy with the forwarded client headers when the client sent any. */

@@ -27,6 +27,9 @@ export interface PreparedRequest {
   body: string;
 }
 
+/** One call on a prepared provider and path: the codec's request body (a JSON value) and the client's headers. */
+export type PrepareCall = (body: unknown, clientHeaders: IncomingHttpHeaders) => PreparedRequest;
+
 /** One upstream stream event, however it was framed: `event` names it when the framing does, `data` is its JSON text. */
 export interface UpstreamEvent {
   event?: string;
@@ -66,8 +69,12 @@ export interface TokenCounter {
 export interface ProviderDefinition<Kind extends string = string> {
   kind: Kind;
   defaultBaseUrl: string;
-  /** The call as sent: URL, headers with credentials (or a signature), body bytes. */
-  prepare(request: UpstreamRequest): PreparedRequest;
+  /**
+   * What every call to one configured provider on one path shares (URL parsed, fixed headers with
+   * credentials), built once when the route plans are built; the function it returns makes each call as
+   * sent: URL, headers with credentials (or a signature), body bytes.
+   */
+  prepare(provider: ProviderConfig, path: string): PrepareCall;
   /** The provider's message and code from its error body; best-effort, the body may not be JSON. */
   parseError(body: unknown, headers?: IncomingHttpHeaders): { message?: string; code?: string };
   /** How its streams are framed: SSE, or another decoder (AWS event stream). */

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from './provider-settings.js';
 import type { Codec, RouteTarget } from './codec.js';
-import type { PreparedRequest, ProviderDefinition, StreamFraming, TokenCounter } from './provider-definition.js';
+import type { PrepareCall, PreparedRequest, ProviderDefinition, StreamFraming, TokenCounter } from './provider-definition.js';
 import { definitionOf } from './registry.js';
 
 /**
@@ -11,12 +11,13 @@ import { definitionOf } from './registry.js';
  * const { origin, path, headers, body } = prepareCall(codec, target, adaptedBody, req.headers, false);
  */
 export function prepareCall(codec: Codec, target: RouteTarget, body: Record<string, unknown>, clientHeaders: Record<string, string | string[] | undefined>, stream: boolean): PreparedRequest {
-  return definitionOf(target.provider.kind).prepare({
-    provider: target.provider,
-    path: codec.upstreamPath(target, stream),
-    body: codec.request(body, target, clientHeaders),
-    clientHeaders,
-  });
+  const call = (stream ? target.calls?.stream : target.calls?.json) ?? prepareRoute(codec, target, stream);
+  return call(codec.request(body, target, clientHeaders), clientHeaders);
+}
+
+/** A route's call for one direction (a whole answer, or a stream), prepared once with its plan. */
+export function prepareRoute(codec: Codec, target: RouteTarget, stream: boolean): PrepareCall {
+  return definitionOf(target.provider.kind).prepare(target.provider, codec.upstreamPath(target, stream));
 }
 
 /** The provider's error-body reader, for the upstream client. */
@@ -31,5 +32,5 @@ export function framingOf(provider: ProviderConfig): StreamFraming {
 
 /** A token count request (`TokenCounter`) for a route's upstream model, as its provider puts it on the wire. */
 export function prepareCount(provider: ProviderConfig, model: string, counter: TokenCounter, body: Record<string, unknown>, clientHeaders: Record<string, string | string[] | undefined>): PreparedRequest {
-  return definitionOf(provider.kind).prepare({ provider, path: counter.path, body: counter.request(body, model), clientHeaders });
+  return definitionOf(provider.kind).prepare(provider, counter.path)(counter.request(body, model), clientHeaders);
 }

@@ -3,19 +3,18 @@ import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';
 import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import { admissionDenial, applySettlement, chargeBalances, chargeFor, recordAdmission, releaseSlot, reservationMicros } from '../policy/admission-rules.js';
+import { chargeBalances } from '../policy/admission-rules.js';
 import { balanceTooLarge, checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
-import { billedTokens, microsToUsd, usdToMicros } from '../policy/money.js';
-import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from '../policy/org-state.js';
+import { microsToUsd, usdToMicros, type BilledTokens } from '../policy/money.js';
+import { emptyWindows, openingBalances, refreshAllowance, type OrgBalances, type OrgWindows } from '../policy/org-state.js';
 import { nextReset } from '../policy/allowance-period.js';
-import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
-import { rateLimitState } from '../policy/rate-limit-state.js';
-import { denials } from '../policy/denials.js';
+import type { AdminOperations, AdmissionRequest, KeyUsageReport, UsageReport } from '../policy/policy-types.js';
+import type { PolicyState } from '../policy/in-process-backend.js';
 import type { Clock } from '../runtime-clock.js';
 import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { MemoryIdempotencyStore } from '../idempotency/index.js';
-import { emptyKeyState, keyDenial, keyUsageReport, recordKeyAdmission, refreshBudget, settleKey, type KeyState } from '../policy/key-rules.js';
+import { emptyKeyState, keyUsageReport, refreshBudget, settleKey, type KeyState } from '../policy/key-rules.js';
 import type { KeyRecord } from '../auth/index.js';
 import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { StoreFiles } from './store-files.js';
@@ -23,9 +22,9 @@ import type { SnapshotState } from './store-snapshot.js';
 
 /**
  * The single-process policy store: state in memory, kept durable (with `store.file`) as a snapshot, a
- * journal of the changes since it and separate ledger files (see StoreFiles). JavaScript runs one
- * admission at a time, so each admission and settlement is atomic without locks; a settlement is
- * acknowledged only after its lines are fsynced in the journal and the ledger.
+ * journal of the changes since it and separate ledger files (see StoreFiles). Storage only: the rules
+ * run over it in policy/in-process-backend.ts; a settlement is acknowledged only after its lines are
+ * fsynced in the journal and the ledger.
  *
  * An organization's config `wallet` and `paymentMethod` are its opening balance, journalled once when
  * the store first sees it (as the Redis store writes them once with HSETNX): later changes go through
@@ -33,10 +32,9 @@ import type { SnapshotState } from './store-snapshot.js';
  *
  * @example
  * const store = await MemoryPolicyStore.open(config, keys, systemClock, process.cwd());
- * const admission = await store.admit(request);
- * await admission.settle({ inputTokens: 12, outputTokens: 40 });
+ * const policy = new PolicyOverBackend(new InProcessBackend(store, config.organizations, systemClock, logger), context);
  */
-export class MemoryPolicyStore implements Policy, AdminOperations {
+export class MemoryPolicyStore implements PolicyState, AdminOperations {
   readonly #balances = new Map<string, OrgBalances>();
   readonly #windows = new Map<string, OrgWindows>();
   readonly #topUpsInFlight = new Map<string, number>();
@@ -81,31 +79,36 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     return store;
   }
 
-  async admit(request: AdmissionRequest): Promise<Admission> {
-    const name = request.principal.org;
-    const org = this.config.organizations[name];
-    const balances = this.#balances.get(name);
-    const windows = this.#windows.get(name);
-    // One process: authentication already saw every revocation, so only the organization is checked here.
-    if (!org || !balances || !windows) throw denials.organizationGone();
-    const now = this.clock.now();
-    refreshAllowance(balances, org, now);
-    const reservation = reservationMicros(org, balances, request);
-    const denial = admissionDenial(org, balances, windows, request, now, this.config.recoveryUrl, reservation);
-    if (denial) throw denial;
-    // The key's own limits and budget, after the organization's (README "Per-key limits and budgets").
-    const keyState = this.#keyState(request.principal.keyId);
-    refreshBudget(keyState, request.principal, now);
-    const keyRefusal = keyDenial(request.principal, keyState, request, now, this.config.recoveryUrl, reservation);
-    if (keyRefusal) throw keyRefusal;
-    const ticket = recordAdmission(org, windows, request, now, reservation);
-    const keyTicket = recordKeyAdmission(request.principal, keyState, request, now, reservation);
-    let settled: Promise<number | undefined> | undefined;
-    const head = Math.max(windows.requests.head, windows.tokens.head);
-    return {
-      settle: (usage: Usage, route?: string) => (settled ??= this.#settle(ticket, request, usage, keyTicket, route)),
-      limits: rateLimitState(org.limits, windows.requests.total, windows.tokens.total, head, now),
-    };
+  balances(org: string): OrgBalances | undefined {
+    return this.#balances.get(org);
+  }
+
+  windows(org: string): OrgWindows | undefined {
+    return this.#windows.get(org);
+  }
+
+  /** A key's state, created at its first request; callers bring its budget period up to date. */
+  keyState(keyId: string): KeyState {
+    let state = this.#keyStates.get(keyId);
+    if (!state) {
+      state = emptyKeyState();
+      this.#keyStates.set(keyId, state);
+    }
+    return state;
+  }
+
+  /**
+   * A line the disk refused (full, failing) is not taken back — the answer was already produced — but the
+   * operator is told what is missing (StoreFiles.settle never rejects). The ledger's id is unique across
+   * restarts, unlike the admission's number. Without a file nothing is written (undefined: nothing to wait for).
+   */
+  appendLedger(request: AdmissionRequest, usage: BilledTokens, charge: { includedTokens: number; costMicros: number }, route: string | undefined): Promise<void> | undefined {
+    if (!this.#files) return undefined;
+    const line: LedgerLine = { t: 'settle', id: randomUUID(), at: this.clock.now(), org: request.principal.org, keyId: request.principal.keyId, alias: request.alias, in: usage.inputTokens, out: usage.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId, route };
+    // Only when there were any, so a line without cached tokens reads as before (LedgerLine).
+    if (usage.cachedInputTokens > 0) line.cached = usage.cachedInputTokens;
+    if (usage.cacheWriteTokens > 0) line.written = usage.cacheWriteTokens;
+    return this.#files.settle(line);
   }
 
   async close(): Promise<void> {
@@ -182,69 +185,11 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
     return report;
   }
 
-  /** A key's state, created at its first request; callers bring its budget period up to date. */
-  #keyState(keyId: string): KeyState {
-    let state = this.#keyStates.get(keyId);
-    if (!state) {
-      state = emptyKeyState();
-      this.#keyStates.set(keyId, state);
-    }
-    return state;
-  }
-
   /** Keys by id, rebuilt when keys were added (created keys; configured ids once assigned). */
   #keyById(): Map<string, KeyRecord> {
     const records = this.keys.records();
     if (this.#keysById.size !== records.length) this.#keysById = new Map(records.map((record) => [record.keyId, record]));
     return this.#keysById;
-  }
-
-  /**
-   * Never throws: it runs after the answer was given, so a failure here can only leak the slot or turn a
-   * delivered answer into a 500 (issue 15). Whatever goes wrong frees the slot (the organization's and the
-   * key's, with their reservations) and is logged.
-   * Resolves to the micro-dollars charged (the X-Service-Cost-Usd header), undefined when it failed.
-   */
-  async #settle(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, keyTicket: WindowTicket, route: string | undefined): Promise<number | undefined> {
-    const windows = this.#windows.get(request.principal.org)!;
-    try {
-      return await this.#charge(ticket, request, usage, windows, keyTicket, route);
-    } catch (error) {
-      releaseSlot(windows, ticket, 0);
-      releaseSlot(this.#keyState(request.principal.keyId).windows, keyTicket, 0);
-      this.logger.error(`settlement of ${request.alias} for ${request.principal.org} failed; its slot is released, nothing was charged`, error);
-      return undefined;
-    }
-  }
-
-  async #charge(ticket: WindowTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows, keyTicket: WindowTicket, route: string | undefined): Promise<number> {
-    const org = request.principal.org;
-    const config = this.config.organizations[org]!;
-    const balances = this.#balances.get(org)!;
-    refreshAllowance(balances, config, this.clock.now());
-    // Whole non-negative safe counts (settledCount's rule), cache parts clamped to the prompt (policy/money.ts).
-    const clean = billedTokens(usage);
-    if (clean.inputTokens === 0 && clean.outputTokens === 0) {
-      // Nothing was produced (refused upstream, client gone before any answer): release the slot, no ledger line.
-      releaseSlot(windows, ticket, 0);
-      settleKey(this.#keyState(request.principal.keyId), keyTicket, clean, 0);
-      return 0;
-    }
-    const charge = chargeFor(config, balances, request, clean);
-    applySettlement(balances, windows, ticket, clean, charge);
-    const keyState = this.#keyState(request.principal.keyId);
-    refreshBudget(keyState, request.principal, this.clock.now());
-    settleKey(keyState, keyTicket, clean, charge.costMicros);
-    if (!this.#files) return charge.costMicros;
-    // The slot is free at once and the charge stands in memory. A line the disk refused (full, failing)
-    // is not taken back — the answer was already produced — but the operator is told what is missing
-    // (StoreFiles.settle never rejects). The ledger's id is unique across restarts, unlike the admission's number.
-    const line: LedgerLine = { t: 'settle', id: randomUUID(), at: this.clock.now(), org, keyId: request.principal.keyId, alias: request.alias, in: clean.inputTokens, out: clean.outputTokens, included: charge.includedTokens, cost: charge.costMicros, requestId: request.requestId, route };
-    // Only when there were any, so a line without cached tokens reads as before (LedgerLine).
-    if (clean.cachedInputTokens > 0) line.cached = clean.cachedInputTokens;
-    if (clean.cacheWriteTokens > 0) line.written = clean.cacheWriteTokens;
-    await this.#files.settle(line);
-    return charge.costMicros;
   }
 
   async #record(record: JournalRecord): Promise<void> {
@@ -302,7 +247,7 @@ export class MemoryPolicyStore implements Policy, AdminOperations {
         chargeBalances(balances, { inputTokens: record.in, outputTokens: record.out, cachedInputTokens: record.cached ?? 0, cacheWriteTokens: record.written ?? 0 }, { includedTokens: record.included, costMicros: record.cost });
         // The key's totals and its budget period's spend, replayed at the line's own instant.
         if (record.keyId) {
-          const keyState = this.#keyState(record.keyId);
+          const keyState = this.keyState(record.keyId);
           refreshBudget(keyState, this.#keyById().get(record.keyId) ?? {}, record.at);
           settleKey(keyState, undefined, { inputTokens: record.in, outputTokens: record.out }, record.cost);
         }

@@ -1,17 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
-import type { ResolvedConfig } from '../config/index.js';
+import type { OrganizationConfig, ResolvedConfig } from '../config/index.js';
 import { nextReset } from '../policy/allowance-period.js';
 import { checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
-import type { WindowTicket } from '../policy/org-state.js';
 import { worstCaseMicros } from '../policy/admission-rules.js';
-import { keyBudgetSpent } from '../policy/key-rules.js';
-import { denials } from '../policy/denials.js';
 import { rateLimitState } from '../policy/rate-limit-state.js';
-import type { Admission, AdminOperations, AdmissionRequest, KeyUsageReport, Policy, Usage, UsageReport } from '../policy/policy-types.js';
+import type { AdminOperations, AdmissionRequest, KeyUsageReport, Usage, UsageReport } from '../policy/policy-types.js';
+import type { Admitted, AdmitAnswer, PolicyBackend, Refusal, SettlementRetries } from '../policy/policy-backend.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { admitScript, settleScript } from './redis-scripts.js';
@@ -25,9 +23,17 @@ import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } 
 
 /** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
 const SLOT_LEASE_MS = 15 * 60_000;
-const SETTLE_RETRY_MS = 1_000;
-/** A release whose admission may or may not have run: no window to correct. */
-const NOT_COUNTED: WindowTicket = { tokenSecond: undefined, estimatedTokens: 0, reservedMicros: 0 };
+/** A release whose admission may or may not have run: nothing used, no window to correct. */
+const NOTHING_USED: Usage = { inputTokens: 0, outputTokens: 0 };
+const REVOKED: Refusal = { verdict: 'revoked' };
+const WALLET_EMPTY: Refusal = { verdict: 'wallet' };
+
+/** What a Redis admission left for its settlement: its lease id and the seconds its token estimates count in. */
+export interface RedisTicket {
+  id: string;
+  tokenSecond: number | undefined;
+  keyTokenSecond: string;
+}
 
 type ScriptedRedis = (Redis | Cluster) & {
   tollgateAdmit(...args: (string | number)[]): Promise<string[]>;
@@ -45,10 +51,10 @@ type ScriptedRedis = (Redis | Cluster) & {
  * are retried until it is back, from memory and, with `store.pendingFile`, from a local file that
  * outlives the process.
  */
-export class RedisPolicyStore implements Policy, AdminOperations {
-  #pendingSettlements: SpooledSettlement[] = [];
-  #retryTimer: NodeJS.Timeout | undefined;
+export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettlement>, AdminOperations {
+  readonly inProcess = false;
   #spool: SettlementSpool | undefined;
+  #waiting: SpooledSettlement[] = [];
   #ledgerExport: RedisLedgerExport | undefined;
 
   /** Idempotency-Key records, shared by every instance. */
@@ -83,7 +89,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     if (config.store.pendingFile) {
       store.#spool = await SettlementSpool.open(resolve(options.baseDir, config.store.pendingFile));
       // Left by an earlier process that stopped during an outage: sent again once Redis answers.
-      for (const settlement of store.#spool.waiting) store.#retryLater(upgradeSpooledSettlement(store.prefix, settlement));
+      store.#waiting = store.#spool.waiting.map((settlement) => upgradeSpooledSettlement(store.prefix, settlement));
     }
     try {
       await redis.connect();
@@ -180,77 +186,75 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     this.#keysNamed = true;
   }
 
-  async admit(request: AdmissionRequest): Promise<Admission> {
-    const org = this.config.organizations[request.principal.org];
-    if (!org) throw denials.organizationGone();
-    const now = this.clock.now();
-    const id = randomUUID();
+  /**
+   * One round trip (two when Redis lost its data): the admit script checks and records the organization's
+   * and the key's limits and money atomically in Lua (redis-scripts.ts) and answers a verdict word.
+   */
+  async admit(request: AdmissionRequest, org: OrganizationConfig, now: number, attempt: string): Promise<AdmitAnswer<RedisTicket>> {
     const k = this.#orgKeys(request.principal.org);
     const { keyId, limits, budget } = request.principal;
     const kk = this.#keyKeys(request.principal.org, keyId);
     const admitOnce = () =>
       this.redis.tollgateAdmit(
         k.bal, k.win, k.slots, k.revoked, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
-        now, id, keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
+        now, attempt, keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
         request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
         usdToMicros(org.overdraft), worstCaseMicros(request),
         limits?.rpm ?? 0, limits?.tpm ?? 0, limits?.concurrency ?? 0, budget ? usdToMicros(budget.usd) : -1, budget ? nextReset({ period: budget.period }, now) : '',
       );
-    let answer: string[];
-    try {
-      answer = await withDeadline(
-        (async () => {
-          await this.#ensureInitialised();
-          const first = await admitOnce();
-          if (first[0] !== 'uninitialised') return first;
-          // A Redis that lost its data (no persistence) starts again from the config's opening balances.
-          await this.#initialise();
-          return admitOnce();
-        })(),
-        this.config.policyTimeoutMs,
-      );
-    } catch (error) {
-      // The script may still have run (a reply lost or late): release whatever it may hold, so a refused
-      // request never keeps a concurrency slot until its lease expires. Harmless if it never ran.
-      // Its tokens stay counted (whether it ran is unknown): at worst the estimate, until it leaves the window.
-      if (!neverSent(error)) void this.#settle(id, request, { inputTokens: 0, outputTokens: 0 }, NOT_COUNTED);
-      throw denials.policyUnavailable(error);
+    await this.#ensureInitialised();
+    let answer = await admitOnce();
+    if (answer[0] === 'uninitialised') {
+      // A Redis that lost its data (no persistence) starts again from the config's opening balances.
+      await this.#initialise();
+      answer = await admitOnce();
     }
     // The admit script answers billing's fields first, then the key's window second (redis-scripts.ts).
     const [verdict, detail, requestsCounted, tokensCounted, head, keyDetail] = answer;
     switch (verdict) {
       case 'ok':
-        break;
+        // The reservation is held and released in Redis (the settle script), not by this instance.
+        return {
+          verdict: 'ok',
+          id: attempt,
+          tokenSecond: detail ? Number(detail) : undefined,
+          keyTokenSecond: keyDetail ?? '',
+          limits: head ? rateLimitState(org.limits, Number(requestsCounted || 0), Number(tokensCounted || 0), Number(head), now) : undefined,
+        };
       case 'revoked':
-        this.keys.revoke(request.principal.keyId);
-        throw denials.revokedKey();
+        return REVOKED;
       case 'rate':
-        throw denials.rateLimited(Number(detail));
+        return { verdict: 'rate', waitMs: Number(detail) };
       case 'wallet':
-        throw denials.walletEmpty(this.config.recoveryUrl);
+        return WALLET_EMPTY;
       case 'budget':
-        throw keyBudgetSpent(budget!, Number(detail) || now, this.config.recoveryUrl);
+        return { verdict: 'budget', renewsAt: Number(detail) };
       case 'exhausted':
-        throw denials.allowanceExhausted(new Date(Number(detail) || now));
+        return { verdict: 'exhausted', resetAt: Number(detail) };
       default:
-        throw denials.unexpectedVerdict(String(verdict));
+        return { verdict: 'unexpected', answer: String(verdict) };
     }
-    // The reservation is held and released in Redis (the settle script), not by this instance.
-    const ticket: WindowTicket = { tokenSecond: detail ? Number(detail) : undefined, estimatedTokens: request.estimatedInputTokens, reservedMicros: 0 };
-    let settled: Promise<number | undefined> | undefined;
-    const keyTokenSecond = keyDetail ?? '';
-    return {
-      settle: (usage: Usage, route?: string) => (settled ??= this.#settle(id, request, usage, ticket, keyTokenSecond, route)),
-      limits: head ? rateLimitState(org.limits, Number(requestsCounted || 0), Number(tokensCounted || 0), Number(head), now) : undefined,
-    };
   }
 
+  settle(ticket: Admitted<RedisTicket>, request: AdmissionRequest, usage: Usage, route: string | undefined, unsent: (pending: SpooledSettlement) => Promise<void>): Promise<number | undefined> {
+    return this.#settle(ticket.id, request, usage, ticket.tokenSecond, request.estimatedInputTokens, ticket.keyTokenSecond, route, unsent);
+  }
+
+  /**
+   * The script may still have run (a reply lost or late): release whatever it may hold. Harmless if it never
+   * ran. Its tokens stay counted (whether it ran is unknown): at worst the estimate, until it leaves the window.
+   */
+  abandon(attempt: string, request: AdmissionRequest, error: unknown, unsent: (pending: SpooledSettlement) => Promise<void>): void {
+    if (!neverSent(error)) void this.#settle(attempt, request, NOTHING_USED, undefined, 0, '', undefined, unsent);
+  }
+
+  /** Settlements Redis did not take, retried by the Policy (policy/settlement-retry.ts); with `store.pendingFile`, also on disk. */
+  get retries(): SettlementRetries<SpooledSettlement> {
+    return { waiting: this.#waiting, spool: this.#spool, resend: (settlement) => this.redis.tollgateSettle(...settlement.args) };
+  }
+
+  /** Called by the Policy once its retries are drained (what Redis still could not take stays in the pending file). */
   async close(): Promise<void> {
-    clearTimeout(this.#retryTimer);
-    await this.#drainPending();
-    // What Redis still could not take stays in the pending file for the next start.
-    clearTimeout(this.#retryTimer);
-    await this.#spool?.close();
     await this.#legacyLedger;
     await this.#ledgerExport?.close();
     this.#subscriber?.disconnect();
@@ -360,7 +364,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   }
 
   /** Resolves to the micro-dollars charged, or undefined when Redis did not take it now (kept to retry). */
-  #settle(id: string, request: AdmissionRequest, usage: Usage, ticket: WindowTicket, keyTokenSecond = '', route = ''): Promise<number | undefined> {
+  #settle(id: string, request: AdmissionRequest, usage: Usage, tokenSecond: number | undefined, estimatedTokens: number, keyTokenSecond: string, route = '', unsent: (pending: SpooledSettlement) => Promise<void>): Promise<number | undefined> {
     const org = this.config.organizations[request.principal.org]!;
     const k = this.#orgKeys(request.principal.org);
     const kk = this.#keyKeys(request.principal.org, request.principal.keyId);
@@ -373,7 +377,7 @@ export class RedisPolicyStore implements Policy, AdminOperations {
         k.bal, k.win, k.slots, k.ledger, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
         id, tokens.inputTokens, tokens.outputTokens, request.billing, org.included?.tokens ?? -1,
         rates.input, rates.output, now, org.included ? nextReset(org.included, now) : '',
-        request.principal.org, request.principal.keyId, request.alias, ticket.tokenSecond ?? '', ticket.estimatedTokens, request.requestId ?? '',
+        request.principal.org, request.principal.keyId, request.alias, tokenSecond ?? '', estimatedTokens, request.requestId ?? '',
         // i17-billing's ARGVs (16–19) first, then i22's key window second and route (20, 21): redis-scripts.ts.
         tokens.cachedInputTokens, tokens.cacheWriteTokens, rates.cachedInput, rates.cacheWrite, keyTokenSecond, route,
       ],
@@ -381,39 +385,9 @@ export class RedisPolicyStore implements Policy, AdminOperations {
     return this.redis.tollgateSettle(...settlement.args).then(
       // -1: this admission was settled already (never charged twice): nothing charged now.
       (cost) => Math.max(0, Number(cost)),
-      () => this.#defer(settlement).then(() => undefined),
+      // Kept by the Policy and sent again until Redis takes it (policy/settlement-retry.ts).
+      () => unsent(settlement).then(() => undefined),
     );
-  }
-
-  /**
-   * A settlement Redis could not take is kept and retried, so no metered token is lost while it is away;
-   * with a pending file it is durable there before the settlement is acknowledged.
-   */
-  async #defer(settlement: SpooledSettlement): Promise<void> {
-    await this.#spool?.hold(settlement).catch((error: unknown) => this.logger.error(`pending settlements: could not write ${JSON.stringify(settlement)}; it waits in memory only`, error));
-    this.#retryLater(settlement);
-  }
-
-  #retryLater(settlement: SpooledSettlement): void {
-    this.#pendingSettlements.push(settlement);
-    this.#retryTimer ??= setTimeout(() => {
-      this.#retryTimer = undefined;
-      void this.#drainPending();
-    }, SETTLE_RETRY_MS);
-    this.#retryTimer.unref();
-  }
-
-  async #drainPending(): Promise<void> {
-    const pending = this.#pendingSettlements.splice(0);
-    for (const settlement of pending) {
-      try {
-        await this.redis.tollgateSettle(...settlement.args);
-      } catch {
-        this.#retryLater(settlement);
-        continue;
-      }
-      await this.#spool?.release(settlement.id).catch(() => undefined);
-    }
   }
 
   #initialised = false;
@@ -497,15 +471,6 @@ export class RedisPolicyStore implements Policy, AdminOperations {
   #requireOrg(org: string) {
     return declaredOrganization(this.config, org);
   }
-}
-
-/** DESIGN step 7: the whole admission answers within the deadline, however many commands it needed. */
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the policy store did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 /** ioredis refuses a command outright while disconnected (no offline queue): it never reached Redis. */

@@ -68,8 +68,8 @@ local function waitUntilFreed(win, ring, head, excess, now)
   return (newest + RING) * 1000 - now
 end
 -- Requests and tokens per minute over one window (an organization's or a key's): a refusal, or nil and
--- the window's head second (nil when neither limit is set), as policy/admission-rules.ts limitDenial.
-local function limitDenial(win, rpm, tpm, est, now)
+-- the window's head second (nil when neither limit is set), as policy/admission-rules.ts limitRefusal.
+local function limitRefusal(win, rpm, tpm, est, now)
   if rpm <= 0 and tpm <= 0 then return nil, nil end
   local head = advance(win, math.floor(now / 1000))
   if rpm > 0 then
@@ -126,11 +126,11 @@ end
  * The API key's own limits and budget (README "Per-key limits and budgets"), checked after the
  * organization's with the same window arithmetic. KEYS[7..10]: the key's state, win, slots, reservations.
  * ARGV[14..18]: its rpm tpm conc (0: none), budget micro-dollars (-1: none), and when a new period would end.
- * Returns a refusal, or nil and the key's window head.
+ * Returns a refusal, or nil and the key's window head (policy/key-rules.ts keyRefusal).
  */
 const keyCheckFunction = `
 local function keyDenial(now, est, reservation)
-  local limited, khead = limitDenial(KEYS[8], tonumber(ARGV[14]), tonumber(ARGV[15]), est, now)
+  local limited, khead = limitRefusal(KEYS[8], tonumber(ARGV[14]), tonumber(ARGV[15]), est, now)
   if limited then return limited end
   local lapsed = redis.call('ZRANGEBYSCORE', KEYS[9], '-inf', now, 'LIMIT', 0, 100)
   if #lapsed > 0 then
@@ -168,7 +168,7 @@ if redis.call('SISMEMBER', KEYS[4], ARGV[3]) == 1 then return {'revoked'} end
 local rpm = tonumber(ARGV[4])
 local tpm = tonumber(ARGV[5])
 local est = tonumber(ARGV[7])
-local limited, head = limitDenial(KEYS[2], rpm, tpm, est, now)
+local limited, head = limitRefusal(KEYS[2], rpm, tpm, est, now)
 if limited then return limited end
 -- Leases that expired unsettled (a dead instance, a request longer than the lease) free their slot but
 -- are kept aside, so their settlement, if it ever comes, still charges once.

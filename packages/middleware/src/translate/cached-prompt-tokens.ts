@@ -17,7 +17,7 @@ export function openaiCachedTokens(usage: { prompt_tokens_details?: { cached_tok
   return countOf(usage.prompt_tokens_details?.cached_tokens ?? usage.input_tokens_details?.cached_tokens);
 }
 
-export function geminiCachedTokens(usage: { cachedContentTokenCount?: number | null }): number {
+export function geminiCachedTokens(usage: { cachedContentTokenCount?: unknown }): number {
   return countOf(usage.cachedContentTokenCount);
 }
 

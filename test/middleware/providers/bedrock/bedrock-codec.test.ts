@@ -17,7 +17,7 @@ function request(body: Record<string, unknown>): Record<string, any> {
 
 describe('Bedrock codec: request, answer and stream translation, signing, errors', () => {
   it('calls the regional endpoint with the model id (an ARN here) as one encoded path segment, signed for that region', () => {
-    const prepared = bedrockProvider.prepare({ provider, path: chat.upstreamPath(target, true), body: { messages: [] }, clientHeaders: {} });
+    const prepared = bedrockProvider.prepare(provider, chat.upstreamPath(target, true))({ messages: [] }, {});
     assert.equal(prepared.origin, 'https://bedrock-runtime.eu-west-3.amazonaws.com');
     assert.equal(prepared.path, `/model/${encodeURIComponent(target.model)}/converse-stream`);
     assert.ok(!prepared.path.slice('/model/'.length).includes(':') && prepared.path.split('/').length === 4);

@@ -11,7 +11,8 @@ export const bedrockProvider: ProviderDefinition<'bedrock'> = {
   kind: 'bedrock',
   // The endpoint is regional: prepare picks the provider's (bedrockBaseUrl); this is the default region's.
   defaultBaseUrl: 'https://bedrock-runtime.us-east-1.amazonaws.com',
-  prepare: prepareBedrockRequest,
+  // Signed per call: the signature covers the body and the instant.
+  prepare: (provider, path) => (body, clientHeaders) => prepareBedrockRequest({ provider, path, body, clientHeaders }),
   parseError: parseBedrockError,
   framing: readEventStream,
   params: bedrockParamsForChatClients,

@@ -1,5 +1,5 @@
 import { countOrNaN, geminiCachedTokens, sumOfCounts, type ChatCompletion, type ChatToolCall, type ChatUsage } from '../../translate/index.js';
-import type { GeminiCandidate, GeminiFunctionCall, GeminiPart, GeminiResponse, GeminiUsage } from './gemini-wire.js';
+import type { GeminiAnswerPart, GeminiCandidate, GeminiFunctionCall, GeminiResponse, GeminiUsage } from './gemini-events.js';
 import { finishReasonFromGemini } from './map-finish-reason.js';
 
 /**
@@ -40,13 +40,13 @@ function blockedChoice(): ChatCompletion['choices'][number] {
   return { index: 0, message: { role: 'assistant', content: '', refusal: null }, finish_reason: 'content_filter', logprobs: null };
 }
 
-export function answerText(parts: GeminiPart[]): string {
-  return parts.map((part) => ('text' in part && !part.thought ? part.text : '')).join('');
+export function answerText(parts: readonly GeminiAnswerPart[]): string {
+  return parts.map((part) => (part.text !== undefined && !part.thought ? part.text : '')).join('');
 }
 
 /** The function calls among parts, each with the thought signature Gemini attached to its part. */
-export function functionCalls(parts: GeminiPart[]): (GeminiFunctionCall & { thoughtSignature?: string })[] {
-  return parts.flatMap((part) => ('functionCall' in part ? [{ ...part.functionCall, ...(part.thoughtSignature ? { thoughtSignature: part.thoughtSignature } : {}) }] : []));
+export function functionCalls(parts: readonly GeminiAnswerPart[]): (GeminiFunctionCall & { thoughtSignature?: string })[] {
+  return parts.flatMap((part) => (part.functionCall ? [{ ...part.functionCall, ...(part.thoughtSignature ? { thoughtSignature: part.thoughtSignature } : {}) }] : []));
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { GeminiFunctionCall } from './gemini-events.js';
+
 /**
  * The slices of Google's Gemini API (v1beta `generateContent`, `streamGenerateContent?alt=sse`,
  * `batchEmbedContents`) that Tollgate writes and reads. Field names are Gemini's camelCase.
@@ -8,15 +10,6 @@ export type GeminiPart =
   | { fileData: { mimeType?: string; fileUri: string } }
   | { functionCall: GeminiFunctionCall; thoughtSignature?: string }
   | { functionResponse: { id?: string; name: string; response: Record<string, unknown> } };
-
-/** A call; streamed calls arrive as `{name, willContinue}`, then `partialArgs`, then `{}` (no name). */
-export interface GeminiFunctionCall {
-  id?: string;
-  name?: string;
-  args?: Record<string, unknown>;
-  partialArgs?: import('./partial-function-call.js').PartialArg[];
-  willContinue?: boolean;
-}
 
 export interface GeminiContent {
   role: 'user' | 'model';
@@ -31,26 +24,5 @@ export interface GeminiRequest {
   generationConfig: Record<string, unknown>;
 }
 
-export interface GeminiUsage {
-  promptTokenCount?: number;
-  candidatesTokenCount?: number;
-  thoughtsTokenCount?: number;
-  /** The part of `promptTokenCount` served from a context cache. */
-  cachedContentTokenCount?: number;
-  totalTokenCount?: number;
-}
-
-export interface GeminiCandidate {
-  content?: { role?: string; parts?: GeminiPart[] };
-  finishReason?: string;
-  index?: number;
-}
-
-/** One `generateContent` answer; each SSE event of a stream is one of these too. */
-export interface GeminiResponse {
-  candidates?: GeminiCandidate[];
-  promptFeedback?: { blockReason?: string };
-  usageMetadata?: GeminiUsage;
-  responseId?: string;
-  modelVersion?: string;
-}
+// What Tollgate reads back (answers and stream events): types inferred from their schema.
+export type { GeminiCandidate, GeminiFunctionCall, GeminiResponse, GeminiUsage } from './gemini-events.js';

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { KeyRing } from '../auth/index.js';
+import type { ResolvedConfig } from '../config/index.js';
+import type { Clock } from '../runtime-clock.js';
+import { denials } from './denials.js';
+import { keyBudgetSpent } from './key-rules.js';
+import type { AdmitAnswer, ErrorReport, PolicyBackend, Refusal } from './policy-backend.js';
+import type { Admission, AdmissionRequest, Policy, Usage } from './policy-types.js';
+import { SettlementRetry } from './settlement-retry.js';
+
+const NEVER_DEFERRED = async (): Promise<void> => undefined;
+
+/**
+ * The one Policy, whatever the store: it asks the backend for one atomic verdict, words the refusal
+ * (denials.ts), bounds a remote store by `policyTimeoutMs` (DESIGN step 7: fail closed, never unmetered),
+ * settles each admission once and keeps the settlements storage could not take until it is back.
+ *
+ * @example
+ * const policy = new PolicyOverBackend(backend, { config, keys, clock, logger });
+ * const admission = await policy.admit(request);
+ * await admission.settle({ inputTokens: 12, outputTokens: 40 });
+ */
+export class PolicyOverBackend<Ticket, Pending extends { id: string }> implements Policy {
+  readonly #retry: SettlementRetry<Pending> | undefined;
+  readonly #unsent: (pending: Pending) => Promise<void>;
+
+  constructor(
+    private readonly backend: PolicyBackend<Ticket, Pending>,
+    private readonly context: { config: ResolvedConfig; keys: KeyRing; clock: Clock; logger: ErrorReport },
+  ) {
+    this.#retry = backend.retries ? new SettlementRetry(backend.retries, context.logger) : undefined;
+    this.#unsent = this.#retry?.defer ?? NEVER_DEFERRED;
+  }
+
+  get idempotency() {
+    return this.backend.idempotency;
+  }
+
+  async admit(request: AdmissionRequest): Promise<Admission> {
+    const org = this.context.config.organizations[request.principal.org];
+    if (!org) throw denials.organizationGone();
+    const now = this.context.clock.now();
+    const answer = this.backend.inProcess ? (this.backend.admit(request, org, now, '') as AdmitAnswer<Ticket>) : await this.#admitRemote(request, org, now);
+    if (answer.verdict !== 'ok') throw this.#denial(answer, request, now);
+    let settled: Promise<number | undefined> | undefined;
+    return {
+      settle: (usage: Usage, route?: string) => (settled ??= this.backend.settle(answer, request, usage, route, this.#unsent)),
+      limits: answer.limits,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.#retry?.close();
+    await this.backend.close();
+  }
+
+  async #admitRemote(request: AdmissionRequest, org: ResolvedConfig['organizations'][string], now: number): Promise<AdmitAnswer<Ticket>> {
+    const attempt = randomUUID();
+    try {
+      return await withDeadline(this.backend.admit(request, org, now, attempt), this.context.config.policyTimeoutMs);
+    } catch (error) {
+      // The admission may still have run (a reply lost or late): the backend releases what it may hold,
+      // so a refused request never keeps a concurrency slot until its lease expires.
+      this.backend.abandon(attempt, request, error, this.#unsent);
+      throw denials.policyUnavailable(error);
+    }
+  }
+
+  #denial(refusal: Refusal, request: AdmissionRequest, now: number) {
+    const { recoveryUrl } = this.context.config;
+    switch (refusal.verdict) {
+      case 'rate':
+        return denials.rateLimited(refusal.waitMs, refusal.what);
+      case 'wallet':
+        return denials.walletEmpty(recoveryUrl);
+      case 'exhausted':
+        return denials.allowanceExhausted(new Date(refusal.resetAt || now));
+      case 'budget':
+        return request.principal.budget ? keyBudgetSpent(request.principal.budget, refusal.renewsAt || now, recoveryUrl) : denials.unexpectedVerdict('budget');
+      case 'revoked':
+        // Revoked on another instance: this one's KeyRing learns it now, before the broadcast arrives.
+        this.context.keys.revoke(request.principal.keyId);
+        return denials.revokedKey();
+      case 'gone':
+        return denials.organizationGone();
+      case 'unexpected':
+        return denials.unexpectedVerdict(refusal.answer);
+    }
+  }
+}
+
+/** DESIGN step 7: the whole admission answers within the deadline, however many commands it needed. */
+function withDeadline<T>(work: Promise<T> | T, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the policy store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}
