@@ -35,10 +35,17 @@ export interface OpenStreamsProbe {
   during?(gateway: BenchProcess): Promise<void>;
 }
 
-export async function memoryWithOpenStreams(count: number, probe: OpenStreamsProbe = {}): Promise<{ before: { rss: number; heapUsed: number }; during: { rss: number; heapUsed: number } }> {
+export interface OpenStreamsMemory {
+  before: { rss: number; heapUsed: number };
+  during: { rss: number; heapUsed: number };
+  /** With BENCH_HTTP2: the HTTP/2 connections the gateway opened to the upstream. */
+  upstreamConnections?: number;
+}
+
+export async function memoryWithOpenStreams(count: number, probe: OpenStreamsProbe = {}): Promise<OpenStreamsMemory> {
   // Held long enough that the first streams are still open when the last one opens, even on a loaded machine.
   const upstream = await forkServer(HTTP2 ? 'constant-upstream-h2' : 'constant-upstream', { HOLD_MS: String(Math.max(20_000, count * 20)) });
-  const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1`, RELAY_CONNECTIONS: String(Math.max(256, count + 10)), RELAY_HTTP2: HTTP2 ? '1' : '0' });
+  const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1`, RELAY_CONNECTIONS: HTTP2 ? '256' : String(Math.max(256, count + 10)), RELAY_HTTP2: HTTP2 ? '1' : '0' });
   try {
     await probe.before?.(gateway);
     const before = await memoryOf(gateway);
@@ -55,13 +62,21 @@ export async function memoryWithOpenStreams(count: number, probe: OpenStreamsPro
     for (let opened = 0; opened < count; opened += 500) streams.push(...(await Promise.all(Array.from({ length: Math.min(500, count - opened) }, open))));
     const during = await memoryOf(gateway);
     await probe.during?.(gateway);
+    const upstreamConnections = HTTP2 ? await sessionsOf(upstream) : undefined;
     for (const stream of streams) stream.body.destroy();
     await agent.destroy();
-    return { before, during };
+    return { before, during, upstreamConnections };
   } finally {
     gateway.stop();
     upstream.stop();
   }
+}
+
+function sessionsOf(upstream: BenchProcess): Promise<number> {
+  return new Promise((resolve) => {
+    upstream.child.once('message', (message) => resolve((message as { sessions: number }).sessions));
+    upstream.child.send('sessions');
+  });
 }
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
@@ -116,7 +131,7 @@ export async function gatewayBench(): Promise<string> {
       `The parse-both-bodies floor reaches ${(ratio(floor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, floor) * 100).toFixed(1)}% of that floor.`,
       '',
       `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through the bare proxy ${ttfbProxy.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,
-      `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams${HTTP2 ? ' (upstream over HTTP/2, relay.http2)' : ''} (after a full GC): RSS ${mib(memory.before.rss)} → ${mib(memory.during.rss)} MiB, JS heap ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} MiB (${((memory.during.heapUsed - memory.before.heapUsed) / OPEN_STREAMS / 1024).toFixed(1)} KiB of heap per open stream).`,
+      `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams${HTTP2 ? ' (upstream over HTTP/2, relay.http2)' : ''} (after a full GC): RSS ${mib(memory.before.rss)} → ${mib(memory.during.rss)} MiB, JS heap ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} MiB (${((memory.during.heapUsed - memory.before.heapUsed) / OPEN_STREAMS / 1024).toFixed(1)} KiB of heap per open stream)${memory.upstreamConnections === undefined ? '' : `; ${memory.upstreamConnections} upstream HTTP/2 connections`}.`,
     ];
     return lines.join('\n');
   } finally {

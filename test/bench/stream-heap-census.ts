@@ -13,22 +13,55 @@ const OPEN_STREAMS = Number(process.env.BENCH_OPEN_STREAMS ?? 1000);
 const ROWS = Number(process.env.CENSUS_ROWS ?? 40);
 
 interface HeapSnapshot {
-  snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+  snapshot: { meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]]; location_fields: string[] } };
   nodes: number[];
+  edges: number[];
   strings: string[];
+  locations: number[];
 }
 
-/** Self bytes and node counts per `type name` (strings grouped as one row: their text is not a kind). */
+/**
+ * Self bytes and node counts per `type name` (strings grouped as one row: their text is not a kind);
+ * closures also by where their function is written (`closure @ file:line`), found through the closure's
+ * `shared` function info and its script.
+ */
 function census(path: string): Map<string, { bytes: number; count: number }> {
   const heap = JSON.parse(readFileSync(path, 'utf8')) as HeapSnapshot;
   const fields = heap.snapshot.meta.node_fields;
   const types = heap.snapshot.meta.node_types[0];
-  const [typeAt, nameAt, sizeAt] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size')];
+  const [typeAt, nameAt, sizeAt, edgeCountAt] = [fields.indexOf('type'), fields.indexOf('name'), fields.indexOf('self_size'), fields.indexOf('edge_count')];
+  const edgeFields = heap.snapshot.meta.edge_fields.length;
+  const edgeNameAt = heap.snapshot.meta.edge_fields.indexOf('name_or_index');
+  const edgeToAt = heap.snapshot.meta.edge_fields.indexOf('to_node');
+  const firstEdge = new Uint32Array(heap.nodes.length / fields.length + 1);
+  for (let n = 0, e = 0; n < heap.nodes.length / fields.length; n++) {
+    firstEdge[n] = e;
+    e += heap.nodes[n * fields.length + edgeCountAt]! * edgeFields;
+    firstEdge[n + 1] = e;
+  }
+  // Named edges only (property / internal); element edges' name_or_index is an index, never matched by name.
+  const edgeTo = (node: number, name: string): number | undefined => {
+    for (let e = firstEdge[node]!; e < firstEdge[node + 1]!; e += edgeFields) {
+      const nameIndex = heap.edges[e + edgeNameAt]!;
+      if (heap.strings[nameIndex] === name) return heap.edges[e + edgeToAt]! / fields.length;
+    }
+    return undefined;
+  };
+  const lineOf = new Map<number, number>();
+  const locationFields = heap.snapshot.meta.location_fields.length;
+  for (let i = 0; i < heap.locations.length; i += locationFields) lineOf.set(heap.locations[i]! / fields.length, heap.locations[i + 2]! + 1);
+  const whereWritten = (closure: number): string => {
+    const shared = edgeTo(closure, 'shared');
+    // V8 names the script node after its file.
+    const script = shared === undefined ? undefined : edgeTo(shared, 'script_or_debug_info');
+    const file = script === undefined ? '?' : heap.strings[heap.nodes[script * fields.length + nameAt]!]!.replace(/^.*\/(node_modules|src|lib)\//, '$1/');
+    return `${file}:${lineOf.get(closure) ?? '?'}`;
+  };
   const rows = new Map<string, { bytes: number; count: number }>();
   for (let i = 0; i < heap.nodes.length; i += fields.length) {
     const type = types[heap.nodes[i + typeAt]!]!;
     const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' || type === 'number' ? '' : heap.strings[heap.nodes[i + nameAt]!]!;
-    const key = `${type} ${name.slice(0, 60)}`;
+    const key = type === 'closure' ? `closure ${name.slice(0, 30)} @ ${whereWritten(i / fields.length)}` : `${type} ${name.slice(0, 60)}`;
     const row = rows.get(key) ?? { bytes: 0, count: 0 };
     row.bytes += heap.nodes[i + sizeAt]!;
     row.count++;
