@@ -101,6 +101,9 @@ export class FakeServer {
   #http2 = false;
   /** Connections accepted so far: HTTP/2 carries many requests on one. */
   connectionsAccepted = 0;
+  /** Requests being answered now, and the most at once: whether calls ran side by side or one after another. */
+  inFlight = 0;
+  maxInFlight = 0;
 
   constructor(
     private readonly handler: FakeHandler,
@@ -255,7 +258,9 @@ export class FakeServer {
       recorded.requestId = `req_fake${++requestSequence}`;
       res.setHeader(this.requestIdHeader, recorded.requestId);
     }
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
     res.on('close', () => {
+      this.inFlight--;
       if (!res.writableFinished) recorded.aborted = true;
     });
     if (this.#resets > 0) {
