@@ -8,6 +8,9 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 // BENCH_OPEN_STREAMS=10000: issue 19's "10,000 concurrent open streams stay under 1 GiB RSS".
 const OPEN_STREAMS = Number(process.env.BENCH_OPEN_STREAMS ?? 1000);
+// BENCH_HTTP2=1: the memory part's upstream speaks HTTP/2 and the gateway multiplexes over it (`relay.http2`),
+// one socket per stream instead of two: how 10,000 streams fit this machine's 20,000 open files.
+const HTTP2 = process.env.BENCH_HTTP2 === '1';
 const chatBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello.' }] });
 
 async function timeToFirstByte(url: string, headers: Record<string, string>, runs = 50): Promise<number> {
@@ -26,10 +29,25 @@ async function timeToFirstByte(url: string, headers: Record<string, string>, run
   return times[Math.floor(times.length / 2)]!;
 }
 
-export async function memoryWithOpenStreams(count: number): Promise<{ before: { rss: number; heapUsed: number }; during: { rss: number; heapUsed: number } }> {
-  const upstream = await forkServer('constant-upstream', { HOLD_MS: String(Math.max(20_000, count * 5)) });
-  const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1`, RELAY_CONNECTIONS: String(Math.max(256, count + 10)) });
+/** What to look at with the streams open (stream-heap-census.ts takes heap snapshots there). */
+export interface OpenStreamsProbe {
+  before?(gateway: BenchProcess): Promise<void>;
+  during?(gateway: BenchProcess): Promise<void>;
+}
+
+export interface OpenStreamsMemory {
+  before: { rss: number; heapUsed: number };
+  during: { rss: number; heapUsed: number };
+  /** With BENCH_HTTP2: the HTTP/2 connections the gateway opened to the upstream. */
+  upstreamConnections?: number;
+}
+
+export async function memoryWithOpenStreams(count: number, probe: OpenStreamsProbe = {}): Promise<OpenStreamsMemory> {
+  // Held long enough that the first streams are still open when the last one opens, even on a loaded machine.
+  const upstream = await forkServer(HTTP2 ? 'constant-upstream-h2' : 'constant-upstream', { HOLD_MS: String(Math.max(20_000, count * 20)) });
+  const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1`, RELAY_CONNECTIONS: HTTP2 ? '256' : String(Math.max(256, count + 10)), RELAY_HTTP2: HTTP2 ? '1' : '0' });
   try {
+    await probe.before?.(gateway);
     const before = await memoryOf(gateway);
     const agent = new Agent({ connections: count + 10 });
     const body = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
@@ -43,13 +61,22 @@ export async function memoryWithOpenStreams(count: number): Promise<{ before: { 
     const streams: Awaited<ReturnType<typeof open>>[] = [];
     for (let opened = 0; opened < count; opened += 500) streams.push(...(await Promise.all(Array.from({ length: Math.min(500, count - opened) }, open))));
     const during = await memoryOf(gateway);
+    await probe.during?.(gateway);
+    const upstreamConnections = HTTP2 ? await sessionsOf(upstream) : undefined;
     for (const stream of streams) stream.body.destroy();
     await agent.destroy();
-    return { before, during };
+    return { before, during, upstreamConnections };
   } finally {
     gateway.stop();
     upstream.stop();
   }
+}
+
+function sessionsOf(upstream: BenchProcess): Promise<number> {
+  return new Promise((resolve) => {
+    upstream.child.once('message', (message) => resolve((message as { sessions: number }).sessions));
+    upstream.child.send('sessions');
+  });
 }
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
@@ -104,7 +131,7 @@ export async function gatewayBench(): Promise<string> {
       `The parse-both-bodies floor reaches ${(ratio(floor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, floor) * 100).toFixed(1)}% of that floor.`,
       '',
       `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through the bare proxy ${ttfbProxy.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,
-      `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams (after a full GC): RSS ${mib(memory.before.rss)} → ${mib(memory.during.rss)} MiB, JS heap ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} MiB (${((memory.during.heapUsed - memory.before.heapUsed) / OPEN_STREAMS / 1024).toFixed(1)} KiB of heap per open stream).`,
+      `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams${HTTP2 ? ' (upstream over HTTP/2, relay.http2)' : ''} (after a full GC): RSS ${mib(memory.before.rss)} → ${mib(memory.during.rss)} MiB, JS heap ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} MiB (${((memory.during.heapUsed - memory.before.heapUsed) / OPEN_STREAMS / 1024).toFixed(1)} KiB of heap per open stream)${memory.upstreamConnections === undefined ? '' : `; ${memory.upstreamConnections} upstream HTTP/2 connections`}.`,
     ];
     return lines.join('\n');
   } finally {

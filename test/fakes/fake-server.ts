@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
+import type { AddressInfo, Server, Socket } from 'node:net';
 
 /** What a fake received, so tests can assert what reached upstream. */
 export interface RecordedRequest {
@@ -11,6 +12,17 @@ export interface RecordedRequest {
   aborted: boolean;
   /** The id this fake sent back in its provider's request-id header, if the provider sends one. */
   requestId?: string;
+  /** '1.1', or '2.0' when the fake speaks HTTP/2. */
+  httpVersion: string;
+}
+
+export interface FakeServerOptions {
+  /**
+   * Speak cleartext HTTP/2 (h2c, prior knowledge) instead of HTTP/1.1, through node:http2's compatibility
+   * API, as the providers' own servers speak HTTP/2. Failure injections that handle the socket itself
+   * (`resetConnection`, `cutNextAnswers`, `dropAfterChunks`) are HTTP/1.1 only.
+   */
+  http2?: boolean;
 }
 
 export interface Failure {
@@ -86,6 +98,12 @@ export class FakeServer {
   #server: Server | undefined;
   #sockets = new Set<Socket>();
   #port = 0;
+  #http2 = false;
+  /** Connections accepted so far: HTTP/2 carries many requests on one. */
+  connectionsAccepted = 0;
+  /** Requests being answered now, and the most at once: whether calls ran side by side or one after another. */
+  inFlight = 0;
+  maxInFlight = 0;
 
   constructor(
     private readonly handler: FakeHandler,
@@ -99,9 +117,13 @@ export class FakeServer {
     return `http://127.0.0.1:${this.#port}${this.pathPrefix}`;
   }
 
-  async start(): Promise<this> {
-    this.#server = createServer((req, res) => void this.#handle(req, res));
-    this.#server.on('connection', (socket) => {
+  async start(options: FakeServerOptions = { http2: this.#http2 }): Promise<this> {
+    this.#http2 = options.http2 === true;
+    // The compatibility API's request and response stand in for node:http's in every handler.
+    const handle = (req: IncomingMessage, res: ServerResponse) => void this.#handle(req, res);
+    this.#server = this.#http2 ? createHttp2Server(handle as never) : createServer(handle);
+    this.#server.on('connection', (socket: Socket) => {
+      this.connectionsAccepted++;
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });
@@ -229,14 +251,16 @@ export class FakeServer {
       body = text;
     }
     const url = new URL(req.url ?? '/', 'http://fake');
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body, aborted: false };
+    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body, aborted: false, httpVersion: req.httpVersion };
     this.requests.push(recorded);
     if (this.requestIdHeader) {
       // Like the real providers: every answer, errors included, carries its id.
       recorded.requestId = `req_fake${++requestSequence}`;
       res.setHeader(this.requestIdHeader, recorded.requestId);
     }
+    this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
     res.on('close', () => {
+      this.inFlight--;
       if (!res.writableFinished) recorded.aborted = true;
     });
     if (this.#resets > 0) {

@@ -17,13 +17,13 @@ let sequence = 0;
  * Base URL ends in `/v1`.
  *
  * @example
- * const openai = await startFakeOpenAI();
+ * const openai = await startFakeOpenAI();             // startFakeOpenAI({ http2: true }): h2c
  * openai.failNext({ status: 429, times: 2 });
  */
-export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeServer> {
+export async function startFakeOpenAI(options: { apiKey?: string; http2?: boolean } = {}): Promise<FakeServer> {
   const apiKey = options.apiKey ?? FAKE_OPENAI_KEY;
   const fake = new FakeServer((ctx) => route(ctx, apiKey), '/v1', openaiError, 'x-request-id');
-  return fake.start();
+  return fake.start({ http2: options.http2 });
 }
 
 function route(ctx: FakeContext, apiKey: string): void | Promise<void> {

@@ -1,36 +1,8 @@
 // A provider stand-in that answers instantly, so the benchmark measures what sits in front of it.
-// Chat completions get a constant body; `stream: true` gets a slow stream that stays open for `holdMs`.
+// Chat completions get a constant body; `stream: true` gets a slow stream that stays open for `HOLD_MS`.
 import { createServer } from 'node:http';
+import { answer } from './constant-upstream-answer.js';
 
-const completion = JSON.stringify({
-  id: 'chatcmpl-bench',
-  object: 'chat.completion',
-  created: 1,
-  model: 'gpt-4o',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from the benchmark upstream.' }, finish_reason: 'stop', logprobs: null }],
-  usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
-});
-const holdMs = Number(process.env.HOLD_MS ?? 0);
-
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const stream = chunks.length > 0 && (JSON.parse(Buffer.concat(chunks).toString()) as { stream?: boolean }).stream === true;
-    if (!stream) {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
-      res.end(completion);
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-    res.write(chunk({ role: 'assistant', content: 'Hello' }, null));
-    setTimeout(() => {
-      res.write(chunk({}, 'stop'));
-      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o', choices: [], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } })}\n\n`);
-      res.end('data: [DONE]\n\n');
-    }, holdMs);
-  });
-});
+const server = createServer(answer);
 server.keepAliveTimeout = 60_000;
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));

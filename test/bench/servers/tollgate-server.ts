@@ -1,5 +1,6 @@
 // Tollgate as a user would run it: node:http with the middleware, memory store, one organization.
 import { createServer } from 'node:http';
+import { writeHeapSnapshot } from 'node:v8';
 import { tollgate } from '@tollgate/middleware';
 
 const gate = tollgate(
@@ -11,7 +12,8 @@ const gate = tollgate(
     models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: Number(process.env.PRICE_INPUT ?? 1), output: 2 }, maxOutputTokens: 4096 } },
     store: { kind: 'memory' },
     // One upstream connection per open stream when the memory bench opens more than the default 256.
-    relay: { connections: Number(process.env.RELAY_CONNECTIONS ?? 256) },
+    // RELAY_HTTP2=1: upstream streams multiplexed over HTTP/2 (with constant-upstream-h2).
+    relay: { connections: Number(process.env.RELAY_CONNECTIONS ?? 256), http2: process.env.RELAY_HTTP2 === '1' },
     // TOLLGATE_BENCH_METRICS=1: the same server with the Prometheus metrics on (observe-bench.ts).
     ...(process.env.TOLLGATE_BENCH_METRICS === '1' ? { metrics: { path: '/metrics', auth: 'none' as const } } : {}),
   },
@@ -29,4 +31,11 @@ process.on('message', (message) => {
 });
 process.on('message', (message) => {
   if (message === 'exit') process.exit(0); // lets --cpu-prof write its profile
+});
+process.on('message', (message) => {
+  // stream-heap-census.ts: a heap snapshot of what is live, written where the bench asks; answers its path.
+  const path = (message as { heapSnapshot?: string } | null)?.heapSnapshot;
+  if (typeof path !== 'string') return;
+  (globalThis as { gc?: () => void }).gc?.();
+  process.send?.({ heapSnapshot: writeHeapSnapshot(path) });
 });

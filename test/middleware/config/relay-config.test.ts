@@ -4,8 +4,15 @@ import { ConfigError, parseConfig } from '../../../packages/middleware/src/confi
 const MIB = 1_048_576;
 
 describe('relay config', () => {
-  it('defaults to 32 MiB answers, 256 MiB streams, a 30-minute attempt deadline, 30 s of pause and 256 connections', () => {
-    assert.deepEqual(parseConfig({}, {}).config.relay, { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256 });
+  it('defaults to 32 MiB answers, 256 MiB streams, a 30-minute attempt deadline, 30 s of pause, 256 connections and HTTP/1.1', () => {
+    assert.deepEqual(parseConfig({}, {}).config.relay, { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256, http2: false });
+  });
+
+  it('refuses an http2 that is not a boolean, naming it', () => {
+    assert.throws(
+      () => parseConfig({ relay: { http2: 'yes' } }, {}),
+      (error: unknown) => error instanceof ConfigError && /relay\.http2/.test(error.message),
+    );
   });
 
   it('keeps the defaults of the fields a config leaves out', () => {

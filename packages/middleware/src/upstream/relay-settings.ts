@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
 const MIB = 1_048_576;
-export const relayDefaults = { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256 };
+export const relayDefaults = { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256, http2: false };
 
 export const relaySettings = z
   .object({
@@ -16,6 +16,11 @@ export const relaySettings = z
     maxPausedStreamMs: z.number().int().positive().default(relayDefaults.maxPausedStreamMs),
     /** Upstream connections per provider origin. */
     connections: z.number().int().positive().default(relayDefaults.connections),
+    /**
+     * Multiplex upstream calls over HTTP/2 (up to 100 streams a connection): one socket per client stream
+     * instead of two. Every provider origin must then speak HTTP/2 (https by ALPN, http as h2c).
+     */
+    http2: z.boolean().default(relayDefaults.http2),
   })
   .strict();
 

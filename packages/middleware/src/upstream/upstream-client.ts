@@ -6,6 +6,7 @@ import { AttemptDeadline } from './attempt-deadline.js';
 import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
 import { linkedAbortSignal } from './linked-abort-signal.js';
+import { http2AgentOptions } from './http2-multiplexing.js';
 import { redactSecrets, upstreamSecrets } from './redact-secrets.js';
 
 /** An upstream URL split as undici takes it (see ProviderDefinition.prepare). */
@@ -55,9 +56,12 @@ export interface UpstreamJson {
 export class UpstreamClient {
   readonly #agent: Agent;
   readonly #limits: WholeAnswerLimits;
+  /** `relay.http2`: undici multiplexes only requests marked idempotent (see http2AgentOptions). */
+  readonly #multiplexed: boolean;
 
-  constructor(private readonly relay: Pick<RelayConfig, 'connections' | 'maxAnswerBytes' | 'attemptDeadlineMs'>) {
-    this.#agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: relay.connections });
+  constructor(private readonly relay: Pick<RelayConfig, 'connections' | 'maxAnswerBytes' | 'attemptDeadlineMs' | 'http2'>) {
+    this.#agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: relay.connections, ...http2AgentOptions(relay.http2) });
+    this.#multiplexed = relay.http2;
     this.#limits = { maxBytes: relay.maxAnswerBytes, deadlineMs: relay.attemptDeadlineMs };
   }
 
@@ -126,6 +130,7 @@ export class UpstreamClient {
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,
       signal,
+      idempotent: this.#multiplexed,
     };
   }
 
