@@ -47,16 +47,25 @@ function readRaw(req: IncomingMessage, limitBytes: number, deadlineMs: number | 
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      // The listeners outlive the read (a streamed answer keeps its request open): they must not keep the raw bytes.
+      chunks.length = 0;
       if (error) reject(error);
       else resolve(body!);
     };
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       if (settled) return; // past the limit: the rest drains unread, so the 413 reaches the client
       size += chunk.length;
       if (size <= limitBytes) return void chunks.push(chunk);
       finish(tooLarge(limitBytes));
-    });
-    req.on('end', () => finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    };
+    const onEnd = () => {
+      // Nothing more can arrive: the data and end listeners go (the error one stays, an unheard error would crash).
+      req.off('data', onData);
+      req.off('end', onEnd);
+      finish(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
     // A client gone mid-body errors the request ('aborted'); its answer has nowhere to go.
     req.on('error', (error) => finish(error));
   });
