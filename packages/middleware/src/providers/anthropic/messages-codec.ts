@@ -1,5 +1,6 @@
-import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, wireFamilies, type AnthropicEvent, type AnthropicUsage, type MessagesResponse } from '../../translate/index.js';
+import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, wireFamilies, type AnthropicUsage } from '../../translate/index.js';
 import { decodeEvent } from '../decode-event.js';
+import { nativeRelayCodec } from '../native-relay-codec.js';
 import { anthropicMessagesEvent } from '../upstream-events.js';
 import { inputTokensOf } from './messages-to-chat-response.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
@@ -9,17 +10,13 @@ import { anthropicMessagesParams } from './params.js';
  * A messages client on an Anthropic route: a native relay. The body passes through with the upstream
  * model; responses and events come back with the alias in `model`.
  */
-export const anthropicMessagesCodec: Codec = {
+export const anthropicMessagesCodec: Codec = nativeRelayCodec({
   params: anthropicMessagesParams,
   outputLimitFields: ['max_tokens'],
-  upstreamPath: () => '/v1/messages',
-  request: (body, target) => ({ ...body, model: target.model }),
-  response(upstream, target) {
-    const message = { ...(upstream as MessagesResponse), model: target.alias };
-    return { body: message, usage: messagesUsage(message.usage) };
-  },
-  stream: (target) => new MessagesRelayStream(target.alias),
-};
+  upstreamPath: '/v1/messages',
+  usage: messagesUsage,
+  stream: (alias) => new MessagesRelayStream(alias),
+});
 
 /** Relays Anthropic events, renaming the model; a stream without `message_stop` did not finish. */
 export class MessagesRelayStream implements StreamTranslator {

@@ -1,7 +1,8 @@
-import { countOrNaN, openaiCachedTokens, wireFamilies, type ChatChunk, type ChatCompletion } from '../../translate/index.js';
-import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
+import { countOrNaN, openaiCachedTokens, wireFamilies, type ChatCompletion } from '../../translate/index.js';
+import type { ChatStreamChunk, ChatWireUsage } from '@tollgate/wire-families';
+import type { ClientEvent, Codec, SeenUsage } from '../codec.js';
 import { decodeEvent } from '../decode-event.js';
-import { StreamProgress } from '../stream-progress.js';
+import { ProgressRelay } from '../stream-progress.js';
 import { openaiChatChunk } from '../upstream-events.js';
 import { openaiChatParams } from './params.js';
 
@@ -30,36 +31,23 @@ export const openaiChatCodec: Codec = {
 };
 
 /** Relays chat chunks, renaming the model and holding back the usage chunk the client did not ask for. */
-export class ChatRelayStream implements StreamTranslator {
-  readonly #progress = new StreamProgress(wireFamilies.chat, chatUsage);
-
+export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsage> {
   constructor(
     private readonly alias: string,
     private readonly wantsUsage: boolean,
-  ) {}
+  ) {
+    super(wireFamilies.chat, chatUsage, 'upstream chat stream ended without a finish_reason', [{ data: '[DONE]' }]);
+  }
 
   push(event: { data: string }): ClientEvent[] {
     if (event.data === '[DONE]') return [];
     const chunk = decodeEvent(event.data, openaiChatChunk);
     chunk.model = this.alias;
-    this.#progress.see(chunk);
+    this.progress.see(chunk);
     const isUsageOnly = (chunk.choices ?? []).length === 0 && chunk.usage;
     if (isUsageOnly && !this.wantsUsage) return [];
     if (!this.wantsUsage && chunk.usage !== undefined) delete chunk.usage;
     return [{ data: chunk }];
-  }
-
-  end(): ClientEvent[] {
-    if (!this.#progress.finished) throw new IncompleteStream('upstream chat stream ended without a finish_reason');
-    return [{ data: '[DONE]' }];
-  }
-
-  usage(): SeenUsage {
-    return this.#progress.usage;
-  }
-
-  text(): string {
-    return this.#progress.text;
   }
 }
 
