@@ -1,8 +1,9 @@
-// `npm run bench:soak [-- --minutes 10] [--settlements 10000000] [--stores memory,redis,memory-no-file] [--no-history]`:
+// `npm run bench:soak [-- --minutes 10] [--settlements 10000000] [--stores memory,redis,memory-no-file] [--no-history] [--no-forced-gc]`:
 // full-speed chat completions for N minutes through Tollgate (its own process, built output) from an
 // organization with rpm, tpm and concurrency limits set high enough never to refuse, first on the memory
 // store with its file, then on Redis (a real redis-server, appendfsync always); per minute: req/s, p99,
-// RSS. Then a history of M settlements (an old-format journal) is opened twice: the first start migrates
+// RSS, CPU µs per request of the server, the fake upstream and this process (the load generator), GC,
+// event-loop use and the memory store's snapshots and group commits (its diagnostics channels). Then a history of M settlements (an old-format journal) is opened twice: the first start migrates
 // it, the second is the one measured. Targets (issue 14): last minute ≥ 95% of the first, RSS growth
 // ≤ 64 MiB, no failed request; second start ready ≤ 1 s with ≤ 300 MiB RSS.
 import { execFileSync } from 'node:child_process';
@@ -48,6 +49,8 @@ interface Minute {
   cpuUs: number;
   /** The fake upstream's CPU per request: the control — the same work every minute, so its drift is the machine's. */
   upstreamCpuUs: number;
+  /** This process's CPU (autocannon) per request: the third sharer of the machine's cores. */
+  loadCpuUs: number;
   activity: ServerStats;
 }
 
@@ -114,6 +117,7 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
       const statsBefore = await statsOf(gateway);
       const cpuBefore = cpuMicros(gateway.child.pid!);
       const upstreamBefore = cpuMicros(upstream.child.pid!);
+      const loadBefore = process.cpuUsage();
       const result = await autocannon({
         url: gateway.url,
         connections: CONNECTIONS,
@@ -122,11 +126,13 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
       });
       const cpuUs = (cpuMicros(gateway.child.pid!) - cpuBefore) / result.requests.total;
       const upstreamCpuUs = (cpuMicros(upstream.child.pid!) - upstreamBefore) / result.requests.total;
+      const load = process.cpuUsage(loadBefore);
+      const loadCpuUs = (load.user + load.system) / result.requests.total;
       const activity = minuteOf(statsBefore, await statsOf(gateway));
       const memory = values['no-forced-gc'] ? { rss: activity.rss, heapUsed: activity.heapUsed } : await memoryOf(gateway);
       const failures = [...[...refused].map(([kind, count]) => `${count} ${kind}`), ...Object.entries({ errors: result.errors - result.timeouts, timeouts: result.timeouts }).filter(([, count]) => count > 0).map(([kind, count]) => `${count} ${kind}`)].join(', ');
-      rows.push({ minute, rps: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors, failures, rssMiB: memory.rss / MiB, heapMiB: memory.heapUsed / MiB, cpuUs, upstreamCpuUs, activity });
-      process.stderr.write(`  minute ${minute}: ${result.requests.average.toFixed(0)} req/s, ${cpuUs.toFixed(0)} CPU µs/request (upstream ${upstreamCpuUs.toFixed(0)}), GC ${activity.gcMs.toFixed(0)} ms, snapshots ${activity.snapshots} (${activity.snapshotMs.toFixed(0)} ms), p99 ${result.latency.p99} ms, RSS ${(memory.rss / MiB).toFixed(0)} MiB, failed ${rows.at(-1)!.failed} ${failures}\n`);
+      rows.push({ minute, rps: result.requests.average, p99: result.latency.p99, failed: result.non2xx + result.errors, failures, rssMiB: memory.rss / MiB, heapMiB: memory.heapUsed / MiB, cpuUs, upstreamCpuUs, loadCpuUs, activity });
+      process.stderr.write(`  minute ${minute}: ${result.requests.average.toFixed(0)} req/s, ${cpuUs.toFixed(0)} CPU µs/request (upstream ${upstreamCpuUs.toFixed(0)}, load generator ${loadCpuUs.toFixed(0)}), GC ${activity.gcMs.toFixed(0)} ms, snapshots ${activity.snapshots} (${activity.snapshotMs.toFixed(0)} ms), p99 ${result.latency.p99} ms, RSS ${(memory.rss / MiB).toFixed(0)} MiB, failed ${rows.at(-1)!.failed} ${failures}\n`);
     }
     const first = rows[0]!;
     const last = rows.at(-1)!;
@@ -139,9 +145,9 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
     return [
       `#### Soak: ${name} (${minutes} min, ${CONNECTIONS} connections, limits rpm 1e9 / tpm 1e12 / concurrency 1e6)`,
       '',
-      `| minute | req/s | server CPU µs/request | upstream CPU µs/request (control) | p99 ms | RSS MiB | heap MiB (${values['no-forced-gc'] ? 'live, no forced GC' : 'after GC'}) | failed |`,
-      '|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...rows.map((row) => `| ${row.minute} | ${row.rps.toFixed(0)} | ${row.cpuUs.toFixed(1)} | ${row.upstreamCpuUs.toFixed(1)} | ${row.p99} | ${row.rssMiB.toFixed(0)} | ${row.heapMiB.toFixed(0)} | ${row.failed}${row.failures ? ` (${row.failures})` : ''} |`),
+      `| minute | req/s | server CPU µs/request | upstream CPU µs/request (control) | load generator CPU µs/request | p99 ms | RSS MiB | heap MiB (${values['no-forced-gc'] ? 'live, no forced GC' : 'after GC'}) | failed |`,
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((row) => `| ${row.minute} | ${row.rps.toFixed(0)} | ${row.cpuUs.toFixed(1)} | ${row.upstreamCpuUs.toFixed(1)} | ${row.loadCpuUs.toFixed(1)} | ${row.p99} | ${row.rssMiB.toFixed(0)} | ${row.heapMiB.toFixed(0)} | ${row.failed}${row.failures ? ` (${row.failures})` : ''} |`),
       '',
       `Server CPU per request, last minute / first: ${(cpuGrowth * 100).toFixed(1)}%; last / second: ${((last.cpuUs / second.cpuUs) * 100).toFixed(1)}% (a per-request cost that grows is the server's doing; a flat one with falling req/s is the machine's).`,
       '',
