@@ -149,7 +149,8 @@ async function soak(name: string, store: object, baseDir: string): Promise<strin
       '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((row) => `| ${row.minute} | ${row.rps.toFixed(0)} | ${row.cpuUs.toFixed(1)} | ${row.upstreamCpuUs.toFixed(1)} | ${row.loadCpuUs.toFixed(1)} | ${row.p99} | ${row.rssMiB.toFixed(0)} | ${row.heapMiB.toFixed(0)} | ${row.failed}${row.failures ? ` (${row.failures})` : ''} |`),
       '',
-      `Server CPU per request, last minute / first: ${(cpuGrowth * 100).toFixed(1)}%; last / second: ${((last.cpuUs / second.cpuUs) * 100).toFixed(1)}% (a per-request cost that grows is the server's doing; a flat one with falling req/s is the machine's).`,
+      `Server CPU per request, last minute / first: ${(cpuGrowth * 100).toFixed(1)}%; last / second: ${((last.cpuUs / second.cpuUs) * 100).toFixed(1)}% (a per-request cost that grows is the server's doing; a flat one with falling req/s is the machine's). ` +
+        `Server ÷ upstream CPU per request by minute (the machine's drift divided out): ${rows.map((row) => (row.cpuUs / row.upstreamCpuUs).toFixed(2)).join(' ')}.`,
       '',
       '| minute | GC ms (count, longest) | event loop busy | snapshots (ms total, longest, capture ms, size) | journal commits (lines/commit, ms/commit, MiB) | ledger commits (lines/commit, ms/commit, MiB, rotations) |',
       '|---:|---|---:|---|---|---|',
