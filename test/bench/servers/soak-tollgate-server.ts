@@ -1,7 +1,9 @@
 // Tollgate for the soak benchmark: node:http with the middleware, one organization whose rpm, tpm and
 // concurrency limits are set (so every admission keeps its rate-limit state) but high enough never to
 // refuse, and the store given in STORE (JSON) — the memory store with its file, or Redis.
+import { subscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { tollgate } from '@tollgate/middleware';
 
 const gate = tollgate(
@@ -19,7 +21,57 @@ await gate.ready();
 const server = createServer(gate);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+
+// What the soak reports per minute beside req/s (cumulative here; the bench takes differences): the memory
+// store's snapshots and group commits (its diagnostics channels, store/journal-events.ts), garbage
+// collection and event-loop utilization, so a per-request cost that grows can be traced to its part.
+const stats = {
+  snapshots: 0, snapshotMs: 0, snapshotMaxMs: 0, snapshotCaptureMs: 0, snapshotBytes: 0,
+  journalCommits: 0, journalLines: 0, journalBytes: 0, journalMs: 0,
+  ledgerCommits: 0, ledgerLines: 0, ledgerBytes: 0, ledgerMs: 0, ledgerRotations: 0,
+  gcCount: 0, gcMs: 0, gcMaxMs: 0,
+};
+type Commit = { lines: number; bytes: number; ms: number };
+subscribe('tollgate:store:snapshot', (event) => {
+  const { ms, captureMs, snapshotBytes } = event as { ms: number; captureMs: number; snapshotBytes: number };
+  stats.snapshots++;
+  stats.snapshotMs += ms;
+  stats.snapshotMaxMs = Math.max(stats.snapshotMaxMs, ms);
+  stats.snapshotCaptureMs += captureMs;
+  stats.snapshotBytes = snapshotBytes;
+});
+subscribe('tollgate:store:journal-commit', (event) => {
+  const { lines, bytes, ms } = event as Commit;
+  stats.journalCommits++;
+  stats.journalLines += lines;
+  stats.journalBytes += bytes;
+  stats.journalMs += ms;
+});
+subscribe('tollgate:store:ledger-commit', (event) => {
+  const { lines, bytes, ms } = event as Commit;
+  stats.ledgerCommits++;
+  stats.ledgerLines += lines;
+  stats.ledgerBytes += bytes;
+  stats.ledgerMs += ms;
+});
+subscribe('tollgate:store:ledger-rotate', () => stats.ledgerRotations++);
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    stats.gcCount++;
+    stats.gcMs += entry.duration;
+    stats.gcMaxMs = Math.max(stats.gcMaxMs, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
 process.on('message', (message) => {
+  if (message === 'stats') {
+    // No forced collection here: the live heap as the load leaves it. ELU is cumulative since start.
+    const { rss, heapUsed } = process.memoryUsage();
+    process.send?.({ ...stats, rss, heapUsed, elu: performance.eventLoopUtilization() });
+    // The longest GC and snapshot are per reading: the bench reads at each minute's start and end.
+    stats.snapshotMaxMs = 0;
+    stats.gcMaxMs = 0;
+  }
   if (message === 'memory') {
     // Resident memory as the operator sees it (no forced collection), and the live heap after one.
     const { rss } = process.memoryUsage();

@@ -3,6 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { appendFully, ensurePrivateDir, openPrivate } from '../files/index.js';
 import { syncDirectory } from '../files/index.js';
+import { journalEvents } from './journal-events.js';
 
 /**
  * An append-only JSON-lines file with group commit: appends that arrive while a write is in flight are
@@ -88,8 +89,11 @@ export class Journal<Record> {
         const batch = this.#pending.splice(0);
         try {
           const handle = await this.#handle;
-          await appendFully(handle, batch.map((entry) => entry.line).join(''));
+          const started = performance.now();
+          const text = batch.map((entry) => entry.line).join('');
+          await appendFully(handle, text);
           await handle.datasync();
+          if (journalEvents.journalCommit.hasSubscribers) journalEvents.journalCommit.publish({ file: this.file, lines: batch.length, bytes: text.length, ms: performance.now() - started });
           for (const entry of batch) entry.resolve();
         } catch (error) {
           for (const entry of batch) entry.reject(error);

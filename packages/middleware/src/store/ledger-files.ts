@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { systemClock, type Clock } from '../runtime-clock.js';
 import { jsonLineChunks } from './json-lines-reader.js';
 import type { LedgerLine } from './journal-record.js';
+import { journalEvents } from './journal-events.js';
 import { appendFully, ensurePrivateDirectory, PRIVATE_FILE_MODE, syncDirectory } from '../files/index.js';
 
 export type { LedgerLine } from './journal-record.js';
@@ -29,6 +30,7 @@ interface CurrentFile {
 
 interface PendingAppend {
   text: string;
+  lines: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -88,7 +90,7 @@ export class LedgerFiles {
     let text = '';
     for (const line of lines) text += `${JSON.stringify(line)}\n`;
     return new Promise((resolve, reject) => {
-      this.#pending.push({ text, resolve, reject });
+      this.#pending.push({ text, lines: lines.length, resolve, reject });
       this.#flushing ??= this.#flush();
     });
   }
@@ -105,13 +107,19 @@ export class LedgerFiles {
       while (this.#pending.length > 0) {
         const batch = this.#pending.splice(0);
         try {
+          const started = performance.now();
           let text = '';
-          for (const entry of batch) text += entry.text;
+          let lines = 0;
+          for (const entry of batch) {
+            text += entry.text;
+            lines += entry.lines;
+          }
           const bytes = Buffer.byteLength(text);
           const file = await this.#fileFor(bytes);
           await appendFully(file.handle!, text);
           await file.handle!.datasync();
           file.bytes += bytes;
+          if (journalEvents.ledgerCommit.hasSubscribers) journalEvents.ledgerCommit.publish({ file: file.name, lines, bytes, ms: performance.now() - started });
           for (const entry of batch) entry.resolve();
         } catch (error) {
           for (const entry of batch) entry.reject(error);
@@ -136,6 +144,7 @@ export class LedgerFiles {
     }
     const next = await createLedgerFile(this.dir, now);
     this.#current = next;
+    if (journalEvents.ledgerRotate.hasSubscribers) journalEvents.ledgerRotate.publish({ file: next.name, previousBytes: current?.bytes ?? 0 });
     return next;
   }
 }

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Clock } from '../runtime-clock.js';
 import type { Logger } from '../logger.js';
 import { Journal } from './journal.js';
+import { journalEvents } from './journal-events.js';
 import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { readJsonLines } from './json-lines-reader.js';
 import { archivedLedgerFileName, LedgerFiles } from './ledger-files.js';
@@ -197,8 +198,10 @@ export class StoreFiles {
    */
   async #compact(): Promise<void> {
     const { file } = this.options;
+    const started = performance.now();
     const next = this.#generation + 1;
     const text = serializeSnapshot(next, this.options.clock.now(), this.state.capture());
+    const captureMs = performance.now() - started;
     const previous = this.#journal;
     const covered = this.#generation;
     // The next generation writes only once this one's pending lines are synced: acknowledgements (and so
@@ -213,6 +216,7 @@ export class StoreFiles {
     await writeFileAtomic(file, text);
     for (const generation of await journalGenerations(file)) if (generation <= covered) await unlink(journalPath(file, generation));
     await syncDirectory(dirname(file));
+    if (journalEvents.snapshot.hasSubscribers) journalEvents.snapshot.publish({ generation: next, captureMs, ms: performance.now() - started, snapshotBytes: text.length, journalBytes: previous.bytes });
   }
 }
 
