@@ -232,16 +232,18 @@ async function history(): Promise<string> {
 
 const sections: string[] = [];
 const stores = values.stores.split(',');
-if (stores.includes('memory')) {
-  const dir = mkdtempSync(join(tmpdir(), 'tollgate-soak-memory-'));
-  try {
-    sections.push(await soak('memory store with its file', { kind: 'memory', file: 'state.json' }, dir));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+// Every soak writes under a directory of its own, removed at exit: the Redis store exports its ledger to
+// `<baseDir>/data/ledger`, and a soak against the shared tmpdir() left gigabytes there.
+const scratch: string[] = [];
+process.on('exit', () => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
 }
+if (stores.includes('memory')) sections.push(await soak('memory store with its file', { kind: 'memory', file: 'state.json' }, scratchDir('tollgate-soak-memory-')));
 // A diagnostic: the same load with no file at all, to tell what the files cost from what the rest costs.
-if (stores.includes('memory-no-file')) sections.push(await soak('memory store without a file (diagnostic)', { kind: 'memory' }, tmpdir()));
+if (stores.includes('memory-no-file')) sections.push(await soak('memory store without a file (diagnostic)', { kind: 'memory' }, scratchDir('tollgate-soak-no-file-')));
 if (stores.includes('redis')) {
   const redis = await RedisServer.start();
   // Redis's own record of its stalls (fsync, AOF rewrite, fork, slow commands), so a failed request in the
@@ -250,7 +252,7 @@ if (stores.includes('redis')) {
   const observer = new Redis(redis.url);
   try {
     await observer.config('SET', 'latency-monitor-threshold', '100');
-    const soaked = await soak('Redis store (real redis-server, appendfsync always)', { kind: 'redis', url: redis.url, prefix: 'soak:' }, tmpdir());
+    const soaked = await soak('Redis store (real redis-server, appendfsync always)', { kind: 'redis', url: redis.url, prefix: 'soak:' }, scratchDir('tollgate-soak-redis-'));
     sections.push(`${soaked}\n\n${await redisStalls(observer)}`);
   } finally {
     observer.disconnect();
