@@ -50,7 +50,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     if (!entry || entry.token !== token) return;
     entry.done = true;
     entry.answer = answer;
-    entry.bytes = answer ? answer.body.length + JSON.stringify(answer.headers).length : 0;
+    entry.bytes = answer ? answerBytes(answer) : 0;
     entry.expiresAt = this.clock.now() + ANSWER_TTL_MS;
     this.#bytes += entry.bytes;
     this.#evict();
@@ -83,4 +83,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 /** Keys are per organization: the same key from two organizations names two requests. */
 function entryId(org: string, key: string): string {
   return `${org}\u0000${key}`;
+}
+
+/** What an answer holds: its body and its headers' text (the memory the bound is about). */
+function answerBytes(answer: StoredAnswer): number {
+  let bytes = answer.body.length;
+  for (const [name, value] of answer.headers) bytes += name.length + (typeof value === 'string' ? value.length : value.join('').length);
+  return bytes;
 }

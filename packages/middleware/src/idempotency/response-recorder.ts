@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { StoredAnswer } from './idempotency-types.js';
 
 /** Per connection, not per answer: a replay gets its own. */
@@ -47,14 +47,15 @@ export class ResponseRecorder {
   /** The answer as written; undefined when it was larger than the bound (it is then not replayable). */
   answer(): StoredAnswer | undefined {
     if (this.#tooLarge) return undefined;
-    const headers: [string, string][] = [];
-    const all: OutgoingHttpHeaders = { ...this.res.getHeaders() };
-    for (const [name, value] of Object.entries(this.#given)) all[name.toLowerCase()] = value;
-    for (const [name, value] of Object.entries(all)) {
-      if (value === undefined || NOT_REPLAYED.has(name)) continue;
-      for (const one of Array.isArray(value) ? value : [value]) headers.push([name, String(one)]);
-    }
-    return { status: this.res.statusCode, headers, body: Buffer.concat(this.#chunks).toString('base64') };
+    const headers: [string, string | string[]][] = [];
+    // writeHead's own headers first (they win over the same names set before), then the ones set before it.
+    const given = this.#given;
+    for (const name in given) keepHeader(headers, name.toLowerCase(), given[name]);
+    const set = this.res.getHeaders();
+    for (const name in set) if (!headers.some((header) => header[0] === name)) keepHeader(headers, name, set[name]);
+    // One chunk (a JSON answer) is kept as written; a stream's chunks are joined once.
+    const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#bytes);
+    return { status: this.res.statusCode, headers, body };
   }
 
   get status(): number {
@@ -75,14 +76,15 @@ export class ResponseRecorder {
   }
 }
 
-/** Writes a kept answer again, marked as a replay. */
+function keepHeader(headers: [string, string | string[]][], name: string, value: OutgoingHttpHeader | undefined): void {
+  if (value === undefined || NOT_REPLAYED.has(name)) return;
+  headers.push([name, typeof value === 'number' ? String(value) : value]);
+}
+
+/** Writes a kept answer again, marked as a replay; its headers replace those of the same names set before. */
 export function replayAnswer(res: ServerResponse, answer: StoredAnswer): void {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of answer.headers) {
-    const previous = headers[name];
-    headers[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [String(previous)]), value];
-  }
-  headers['idempotent-replayed'] = 'true';
-  res.writeHead(answer.status, headers);
-  res.end(Buffer.from(answer.body, 'base64'));
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  res.setHeader('idempotent-replayed', 'true');
+  res.writeHead(answer.status);
+  res.end(answer.body);
 }
