@@ -22,6 +22,16 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b was evicted');
   });
 
+  it('never forgets a claim still running, so its repeat cannot run a second time', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 2, maxBytes: 1_000_000 });
+    assert.equal((await store.begin('acme', 'running', 'f')).state, 'claimed');
+    await finished(store, 'acme', 'a');
+    await finished(store, 'acme', 'b');
+    await finished(store, 'acme', 'c');
+    assert.equal(store.size, 2, 'only finished answers were dropped past maxEntries');
+    assert.equal((await store.begin('acme', 'running', 'f')).state, 'running');
+  });
+
   it('forgets the oldest answers past maxBytes', async () => {
     // Each answer holds 150 body bytes and 28 of headers: two do not fit in 300.
     const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 100, maxBytes: 300 });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../runtime-clock.js';
 import { ANSWER_TTL_MS, RUNNING_TTL_MS, type IdempotencyClaim, type IdempotencyStore, type StoredAnswer } from './idempotency-types.js';
 
@@ -14,7 +13,8 @@ interface Entry {
 /**
  * Idempotency records of a single process: a Map in least-recently-used order (a hit moves its entry to
  * the end), bounded in entries and in bytes of kept answers, each entry expiring after its TTL. Evicting
- * the oldest first means a key dropped under pressure is one not seen for the longest time.
+ * the oldest first means a key dropped under pressure is one not seen for the longest time. A claim still
+ * running is never dropped (its repeat would run a second time): those add at most the requests in flight.
  *
  * @example
  * const store = new MemoryIdempotencyStore(systemClock, { maxEntries: 10_000, maxBytes: 64 * 1_048_576 });
@@ -22,6 +22,8 @@ interface Entry {
 export class MemoryIdempotencyStore implements IdempotencyStore {
   readonly #entries = new Map<string, Entry>();
   #bytes = 0;
+  /** Claims' tokens: unique within the process, which is all a memory record is seen from. */
+  #claims = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -39,7 +41,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       return entry.done ? { state: 'done', answer: entry.answer } : { state: 'running' };
     }
     if (entry) this.#remove(id, entry);
-    const token = randomUUID();
+    const token = String(++this.#claims);
     this.#entries.set(id, { fingerprint, token, answer: undefined, done: false, bytes: 0, expiresAt: now + RUNNING_TTL_MS });
     this.#evict();
     return { state: 'claimed', token };
@@ -70,7 +72,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   #evict(): void {
     for (const [id, entry] of this.#entries) {
       if (this.#entries.size <= this.bounds.maxEntries && this.#bytes <= this.bounds.maxBytes) return;
-      this.#remove(id, entry);
+      if (entry.done) this.#remove(id, entry);
     }
   }
 
