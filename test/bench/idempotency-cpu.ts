@@ -86,6 +86,16 @@ for (const [key, sample] of samples) {
   const [store, name] = key.split('\t');
   console.log(`| ${store} | ${name} | ${median(sample.gateway).toFixed(1)} | ${Math.min(...sample.gateway).toFixed(1)} | ${store!.startsWith('redis') ? median(sample.redis).toFixed(1) : '–'} | ${sample.gateway.map((x) => x.toFixed(1)).join(' ')} | ${sample.refused} |`);
 }
+// The key's own cost, paired within each round (the keyed run follows its control run by seconds): drift
+// between rounds cancels out.
+console.log('\n| store | key cost: keyed − control, Tollgate CPU µs/request (median of rounds) | redis-server | per round |\n|---|---:|---:|---|');
+for (const front of fronts) {
+  const control = samples.get(`${front.store}\t${scenarios[0]![0]}`)!;
+  const keyed = samples.get(`${front.store}\t${scenarios[1]![0]}`)!;
+  const diffs = keyed.gateway.map((x, i) => x - control.gateway[i]!);
+  const redisDiffs = keyed.redis.map((x, i) => x - control.redis[i]!);
+  console.log(`| ${front.store} | ${median(diffs).toFixed(1)} | ${front.redisPid ? median(redisDiffs).toFixed(1) : '–'} | ${diffs.map((x) => x.toFixed(1)).join(' ')} |`);
+}
 for (const front of fronts) front.gateway.stop();
 upstream.stop();
 await redis?.close();
