@@ -53,9 +53,7 @@ export class ResponseRecorder {
     for (const name in given) keepHeader(headers, name.toLowerCase(), given[name]);
     const set = this.res.getHeaders();
     for (const name in set) if (!headers.some((header) => header[0] === name)) keepHeader(headers, name, set[name]);
-    // One chunk (a JSON answer) is kept as written; a stream's chunks are joined once.
-    const body = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks, this.#bytes);
-    return { status: this.res.statusCode, headers, body };
+    return { status: this.res.statusCode, headers, body: ownedBody(this.#chunks, this.#bytes) };
   }
 
   get status(): number {
@@ -74,6 +72,20 @@ export class ResponseRecorder {
     }
     this.#chunks.push(bytes);
   }
+}
+
+/**
+ * The body in memory of its own: a kept answer lives up to 24 hours, and a chunk may be a view into a larger
+ * buffer (Node's 8 KiB pool for small strings, a socket's read buffer) that it would hold alive unaccounted.
+ * One chunk that already owns its memory is kept as it is; otherwise the chunks are copied once.
+ */
+function ownedBody(chunks: Buffer[], bytes: number): Buffer {
+  const only = chunks.length === 1 ? chunks[0]! : undefined;
+  if (only && only.byteOffset === 0 && only.buffer.byteLength === only.length) return only;
+  const body = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(body, at);
+  return body;
 }
 
 function keepHeader(headers: [string, string | string[]][], name: string, value: OutgoingHttpHeader | undefined): void {
