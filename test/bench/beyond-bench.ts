@@ -21,9 +21,12 @@ export async function beyondBench(): Promise<string> {
     // An unpriced prompt needs no tokenizing before the call: the reservation is then output-only.
     const unpriced = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1, PRICE_INPUT: '0' });
     const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
-    started.push(proxy, unpriced, gateway);
+    // Replays on a server of their own: the key-per-request rows fill the other's records past maxEntries
+    // (10,000), which would evict the replayed key and make its repeats run again (409 while it runs).
+    const replaying = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
+    started.push(proxy, unpriced, gateway, replaying);
     // The replayed key's first run, before the load: while it runs, repeats would answer 409.
-    await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth, 'idempotency-key': 'bench-replayed' }, body: chatBody }).then((r) => r.text());
+    await fetch(`${replaying.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth, 'idempotency-key': 'bench-replayed' }, body: chatBody }).then((r) => r.text());
     const rows = await interleavedLoad(
       [
         { name: 'bare undici proxy', url: proxy.url, body: chatBody },
@@ -32,7 +35,7 @@ export async function beyondBench(): Promise<string> {
         // Control: the same per-request header generation in the load generator, with a header Tollgate ignores.
         { name: 'Tollgate + a new ignored header per request (load-generator control)', url: `${gateway.url}/v1/chat/completions`, headers: auth, body: chatBody, perRequestHeaders: () => ({ 'x-bench-nonce': randomUUID() }) },
         { name: 'Tollgate + a new Idempotency-Key per request', url: `${gateway.url}/v1/chat/completions`, headers: auth, body: chatBody, perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }) },
-        { name: 'Tollgate, a repeated key (replays)', url: `${gateway.url}/v1/chat/completions`, headers: { ...auth, 'idempotency-key': 'bench-replayed' }, body: chatBody },
+        { name: 'Tollgate, a repeated key (replays)', url: `${replaying.url}/v1/chat/completions`, headers: { ...auth, 'idempotency-key': 'bench-replayed' }, body: chatBody },
       ],
       { rounds: ROUNDS, seconds: SECONDS },
     );

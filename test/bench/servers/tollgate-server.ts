@@ -1,4 +1,5 @@
 // Tollgate as a user would run it: node:http with the middleware, memory store, one organization.
+// STORE (JSON) gives another store, e.g. Redis (idempotency-cpu.ts).
 import { createServer } from 'node:http';
 import { writeHeapSnapshot } from 'node:v8';
 import { tollgate } from '@tollgate/middleware';
@@ -10,7 +11,7 @@ const gate = tollgate(
     organizations: { bench: { wallet: 1_000_000 } },
     providers: { upstream: { kind: 'openai', baseUrl: process.env.UPSTREAM_URL!, apiKey: 'sk-bench' } },
     models: { 'bench-model': { routes: [{ provider: 'upstream', model: 'gpt-4o' }], price: { input: Number(process.env.PRICE_INPUT ?? 1), output: 2 }, maxOutputTokens: 4096 } },
-    store: { kind: 'memory' },
+    store: process.env.STORE ? JSON.parse(process.env.STORE) : { kind: 'memory' },
     // One upstream connection per open stream when the memory bench opens more than the default 256.
     // RELAY_HTTP2=1: upstream streams multiplexed over HTTP/2 (with constant-upstream-h2).
     relay: { connections: Number(process.env.RELAY_CONNECTIONS ?? 256), http2: process.env.RELAY_HTTP2 === '1' },

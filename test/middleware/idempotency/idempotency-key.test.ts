@@ -182,4 +182,21 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
     const other = await post(b.gateway.url, { ...CHAT, model: 'claude' }, 'shared-1');
     assert.equal(other.status, 422);
   });
+
+  it('replays a finished stream byte for byte on another instance sharing Redis, billed once', async () => {
+    const store = { kind: 'redis' as const, url: redis.url, prefix: `i${Math.random().toString(36).slice(2)}:` };
+    const a = await start({ acme: { wallet: 10 } }, store);
+    const b = await start({ acme: { wallet: 10 } }, store);
+    const body = { ...CHAT, stream: true, stream_options: { include_usage: true } };
+    const first = await post(a.gateway.url, body, 'stream-shared');
+    const replay = await post(b.gateway.url, body, 'stream-shared');
+    assert.equal(replay.status, 200);
+    assert.equal(replay.headers.get('content-type'), first.headers.get('content-type'));
+    assert.equal(replay.headers.get('x-request-id'), first.headers.get('x-request-id'));
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.equal(replay.text, first.text);
+    assert.match(replay.text, /data: \[DONE\]/);
+    assert.equal(b.openai.requests.length, 0);
+    assert.equal((await b.gateway.gate.admin.usage('acme')).requests, 1);
+  });
 });

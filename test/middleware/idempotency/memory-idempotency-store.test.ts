@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { MemoryIdempotencyStore } from '../../../packages/middleware/src/idempotency/index.js';
 import { TestClock } from '../policy/policy-fixture.js';
 
-const answer = (body: string) => ({ status: 200, headers: [['content-type', 'application/json']] as [string, string][], body: Buffer.from(body).toString('base64') });
+const answer = (body: string) => ({ status: 200, headers: [['content-type', 'application/json']] as [string, string][], body: Buffer.from(body) });
 
 async function finished(store: MemoryIdempotencyStore, org: string, key: string, body = '{}') {
   const claim = await store.begin(org, key, 'f');
@@ -22,10 +22,21 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b was evicted');
   });
 
+  it('never forgets a claim still running, so its repeat cannot run a second time', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 2, maxBytes: 1_000_000 });
+    assert.equal((await store.begin('acme', 'running', 'f')).state, 'claimed');
+    await finished(store, 'acme', 'a');
+    await finished(store, 'acme', 'b');
+    await finished(store, 'acme', 'c');
+    assert.equal(store.size, 2, 'only finished answers were dropped past maxEntries');
+    assert.equal((await store.begin('acme', 'running', 'f')).state, 'running');
+  });
+
   it('forgets the oldest answers past maxBytes', async () => {
+    // Each answer holds 150 body bytes and 28 of headers: two do not fit in 300.
     const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 100, maxBytes: 300 });
-    await finished(store, 'acme', 'a', 'x'.repeat(100));
-    await finished(store, 'acme', 'b', 'y'.repeat(100));
+    await finished(store, 'acme', 'a', 'x'.repeat(150));
+    await finished(store, 'acme', 'b', 'y'.repeat(150));
     assert.equal((await store.begin('acme', 'a', 'f')).state, 'claimed', 'a was evicted to make room for b');
   });
 

@@ -1,10 +1,10 @@
 /** A model request's answer as it was written, kept for a repeat with the same Idempotency-Key. */
 export interface StoredAnswer {
   status: number;
-  /** Header name and value pairs, as sent (lower-case names). */
-  headers: [string, string][];
-  /** The body bytes, base64: a JSON answer or a whole SSE stream. */
-  body: string;
+  /** Each header once, as sent (lower-case names; a repeated header's values as a list, in order). */
+  headers: [string, string | string[]][];
+  /** The body bytes as written, a JSON answer or a whole SSE stream: kept as they are, never re-encoded. */
+  body: Buffer;
 }
 
 /** What `begin` found for an organization's key. */

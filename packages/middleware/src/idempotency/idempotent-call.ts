@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServiceError } from '../errors/index.js';
 import type { IdempotencyStore } from './idempotency-types.js';
@@ -35,7 +35,7 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
   if (key === undefined || !KEY_PATTERN.test(key)) {
     throw new ServiceError('invalid_request', 'Idempotency-Key must be 1 to 255 visible ASCII characters', { param: 'Idempotency-Key' });
   }
-  const fingerprint = createHash('sha256').update(`${request.req.method} ${request.req.url?.split('?')[0]}\n${JSON.stringify(request.body)}`).digest('base64url');
+  const fingerprint = fingerprintOf(request);
   const { store, org } = request;
   let claim;
   try {
@@ -63,4 +63,15 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
     // A store that fails here leaves a running claim, which expires (RUNNING_TTL_MS): never a second run meanwhile.
     await (whole ? store.complete(org, key, claim.token, recorder.answer()) : store.abandon(org, key, claim.token)).catch(() => undefined);
   }
+}
+
+/**
+ * What "the same request" means for a key: method, path and the validated body. SHA-256 so a different body
+ * can never pass for the kept one (it answers 422); one native call, and its 43 characters are all a record
+ * keeps of the request.
+ */
+function fingerprintOf(request: IdempotentRequest): string {
+  const url = request.req.url ?? '';
+  const query = url.indexOf('?');
+  return hash('sha256', `${request.req.method} ${query === -1 ? url : url.slice(0, query)}\n${JSON.stringify(request.body)}`, 'base64url');
 }

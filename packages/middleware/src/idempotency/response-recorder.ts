@@ -1,4 +1,4 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { StoredAnswer } from './idempotency-types.js';
 
 /** Per connection, not per answer: a replay gets its own. */
@@ -47,14 +47,13 @@ export class ResponseRecorder {
   /** The answer as written; undefined when it was larger than the bound (it is then not replayable). */
   answer(): StoredAnswer | undefined {
     if (this.#tooLarge) return undefined;
-    const headers: [string, string][] = [];
-    const all: OutgoingHttpHeaders = { ...this.res.getHeaders() };
-    for (const [name, value] of Object.entries(this.#given)) all[name.toLowerCase()] = value;
-    for (const [name, value] of Object.entries(all)) {
-      if (value === undefined || NOT_REPLAYED.has(name)) continue;
-      for (const one of Array.isArray(value) ? value : [value]) headers.push([name, String(one)]);
-    }
-    return { status: this.res.statusCode, headers, body: Buffer.concat(this.#chunks).toString('base64') };
+    const headers: [string, string | string[]][] = [];
+    // writeHead's own headers first (they win over the same names set before), then the ones set before it.
+    const given = this.#given;
+    for (const name in given) keepHeader(headers, name.toLowerCase(), given[name]);
+    const set = this.res.getHeaders();
+    for (const name in set) if (!headers.some((header) => header[0] === name)) keepHeader(headers, name, set[name]);
+    return { status: this.res.statusCode, headers, body: ownedBody(this.#chunks, this.#bytes) };
   }
 
   get status(): number {
@@ -75,14 +74,29 @@ export class ResponseRecorder {
   }
 }
 
-/** Writes a kept answer again, marked as a replay. */
+/**
+ * The body in memory of its own: a kept answer lives up to 24 hours, and a chunk may be a view into a larger
+ * buffer (Node's 8 KiB pool for small strings, a socket's read buffer) that it would hold alive unaccounted.
+ * One chunk that already owns its memory is kept as it is; otherwise the chunks are copied once.
+ */
+function ownedBody(chunks: Buffer[], bytes: number): Buffer {
+  const only = chunks.length === 1 ? chunks[0]! : undefined;
+  if (only && only.byteOffset === 0 && only.buffer.byteLength === only.length) return only;
+  const body = Buffer.allocUnsafeSlow(bytes);
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(body, at);
+  return body;
+}
+
+function keepHeader(headers: [string, string | string[]][], name: string, value: OutgoingHttpHeader | undefined): void {
+  if (value === undefined || NOT_REPLAYED.has(name)) return;
+  headers.push([name, typeof value === 'number' ? String(value) : value]);
+}
+
+/** Writes a kept answer again, marked as a replay; its headers replace those of the same names set before. */
 export function replayAnswer(res: ServerResponse, answer: StoredAnswer): void {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of answer.headers) {
-    const previous = headers[name];
-    headers[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [String(previous)]), value];
-  }
-  headers['idempotent-replayed'] = 'true';
-  res.writeHead(answer.status, headers);
-  res.end(Buffer.from(answer.body, 'base64'));
+  for (const [name, value] of answer.headers) res.setHeader(name, value);
+  res.setHeader('idempotent-replayed', 'true');
+  res.writeHead(answer.status);
+  res.end(answer.body);
 }
