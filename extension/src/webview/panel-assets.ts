@@ -23,7 +23,9 @@ export function loadView(context: vscode.ExtensionContext, panel: { readonly web
 
 /** How long a shown view may take to say 'ready' before its HTML is set again, and how often that is tried. */
 const READY_GRACE_MS = 3_000;
-const MAX_RELOADS_WHILE_SHOWN = 3;
+// Up to ~30 s: in a CI run a restored panel stayed blank past three reloads (9 s), and setting the HTML of a
+// view that never said 'ready' again is harmless.
+const MAX_RELOADS_WHILE_SHOWN = 10;
 
 /**
  * Loads a view now, and again each time its panel is shown while the view has not said 'ready' yet, or when it
