@@ -1,4 +1,5 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -50,4 +51,29 @@ export function memoryOf(server: BenchProcess): Promise<{ rss: number; heapUsed:
     server.child.once('message', (message) => resolve(message as { rss: number; heapUsed: number }));
     server.child.send('memory');
   });
+}
+
+/** Linux reports a process's times in clock ticks of 1/100 s. */
+export const CLOCK_TICK_US = 10_000;
+
+/**
+ * The fields of `/proc/<pid>/stat` after the command name (utime is [11], stime [12], the exited children's
+ * cutime/cstime [13]/[14]); of one thread's with `thread`; undefined once the process has exited.
+ */
+export function procStatFields(pid: number | string, thread?: number): string[] | undefined {
+  try {
+    const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * utime + stime of a process in µs, all its threads (the SQL worker included) or its main thread only: CPU per
+ * request, which a loaded 2-core machine distorts far less than req/s.
+ */
+export function cpuMicros(pid: number, mainThread = false): number {
+  const fields = procStatFields(pid, mainThread ? pid : undefined)!;
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
 }

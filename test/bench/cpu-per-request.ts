@@ -3,15 +3,8 @@
 // `N=30000 ROUNDS=5 FRONTS=bare-proxy,json-proxy,tollgate-server node --conditions=tollgate-source --import tsx
 // test/bench/cpu-per-request.ts` (the first round warms up and is not counted). SOURCE=1 runs Tollgate from its
 // TypeScript source instead of the build, for trying a change without `npm run build`.
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { forkServer, type BenchProcess } from './bench-process.js';
-
-const CLOCK_TICK_US = 10_000; // Linux reports utime and stime in 1/100 s
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
-}
+import { cpuMicros, forkServer, type BenchProcess } from './bench-process.js';
 
 const N = Number(process.env.N ?? 30_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);

@@ -9,19 +9,12 @@
 // the build. BASE=<dir of another built checkout> adds that checkout's server for each store, in the same rounds
 // (an A/B of a change; the other checkout's tollgate-server.ts must read STORE).
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import { RedisServer } from '../support/redis-server.js';
-import { forkServer, type BenchProcess } from './bench-process.js';
-
-const CLOCK_TICK_US = 10_000; // Linux reports utime and stime in 1/100 s
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
-}
+import { cpuMicros, forkServer, type BenchProcess } from './bench-process.js';
 
 const N = Number(process.env.N ?? 20_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);

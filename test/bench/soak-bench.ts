@@ -7,14 +7,14 @@
 // it, the second is the one measured. Targets (issue 14): last minute ≥ 95% of the first, RSS growth
 // ≤ 64 MiB, no failed request; second start ready ≤ 1 s with ≤ 300 MiB RSS.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
-import { forkServer, memoryOf, type BenchProcess } from './bench-process.js';
+import { cpuMicros, forkServer, memoryOf, type BenchProcess } from './bench-process.js';
 import { CONNECTIONS } from './interleaved-load.js';
 import { RedisServer } from '../support/redis-server.js';
 import { writeOldJournal } from '../support/old-journal.js';
@@ -76,12 +76,6 @@ interface ServerStats {
   rss: number;
   heapUsed: number;
   elu: { idle: number; active: number };
-}
-
-const CLOCK_TICK_US = 10_000; // Linux reports utime and stime in 1/100 s (as test/bench/cpu-per-request.ts)
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
 }
 
 function statsOf(server: BenchProcess): Promise<ServerStats> {

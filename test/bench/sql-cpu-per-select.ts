@@ -5,18 +5,11 @@
 // servers (test/bench/servers/*.ts), libsql's first: the others are compared with it.
 // `N=20000 ROUNDS=5 RATE=2000 node --conditions=tollgate-source --import tsx test/bench/sql-cpu-per-select.ts`
 // (after `npx tsc -b packages/middleware`; SOURCE=1 runs Tollgate from its TypeScript source instead of dist/).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { forkServer, type BenchProcess } from './bench-process.js';
-
-const CLOCK_TICK_US = 10_000; // Linux reports utime and stime in 1/100 s
-/** utime + stime of the whole process (`/proc/<pid>/stat`) or of its main thread (`/proc/<pid>/task/<pid>/stat`). */
-function cpuMicros(pid: number, mainThread = false): number {
-  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
-}
+import { cpuMicros, forkServer, type BenchProcess } from './bench-process.js';
 
 const N = Number(process.env.N ?? 20_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);

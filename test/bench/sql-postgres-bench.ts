@@ -8,15 +8,20 @@ import { CONNECTIONS, interleavedLoad, ratio } from './interleaved-load.js';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 
+/** The tables both servers query: 1,000 rows to select by key, an empty log to insert into. */
+export async function seedBenchTables(url: string): Promise<void> {
+  const seed = new pg.Client({ connectionString: url });
+  await seed.connect();
+  await seed.query("CREATE TABLE items(id int PRIMARY KEY, name text); INSERT INTO items SELECT x, 'row ' || x FROM generate_series(1, 1000) x; CREATE TABLE log(at timestamptz, note text)");
+  await seed.end();
+}
+
 /** Runs the PostgreSQL benchmark and returns its report as Markdown. */
 export async function sqlPostgresBench(): Promise<string> {
   const postgres = await PostgresServer.start({ fsync: true });
   const started: BenchProcess[] = [];
   try {
-    const seed = new pg.Client({ connectionString: postgres.url });
-    await seed.connect();
-    await seed.query("CREATE TABLE items(id int PRIMARY KEY, name text); INSERT INTO items SELECT x, 'row ' || x FROM generate_series(1, 1000) x; CREATE TABLE log(at timestamptz, note text)");
-    await seed.end();
+    await seedBenchTables(postgres.url);
     const env = { BENCH_PG_URL: postgres.url };
     const bare = await forkServer('pg-bare-server', env);
     const tollgate = await forkServer('pg-tollgate-server', env);

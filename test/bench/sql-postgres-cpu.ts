@@ -10,40 +10,24 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { seedBenchTables } from './sql-postgres-bench.js';
 import { PostgresServer } from '../support/postgres-server.js';
-import { forkServer, type BenchProcess } from './bench-process.js';
+import { CLOCK_TICK_US, cpuMicros, forkServer, procStatFields, type BenchProcess } from './bench-process.js';
 import { CONNECTIONS, median } from './interleaved-load.js';
 import { PgWireCounter } from '../support/pg-wire-counter.js';
 
-const CLOCK_TICK_US = 10_000; // Linux reports utime and stime in 1/100 s
 const N = Number(process.env.N ?? 5_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
-
-function statFields(pid: string): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined; // exited meanwhile
-  }
-}
-
-/** utime + stime of one process (fields 14 and 15 of /proc/<pid>/stat), in µs. */
-function cpuMicros(pid: number): number {
-  const fields = statFields(String(pid))!;
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
-}
 
 /**
  * CPU of the postmaster, of each of its live children (backends, checkpointer, WAL writer…) and of the children
  * that exited (autovacuum workers: the postmaster's cutime + cstime, fields 16 and 17), in µs.
  */
 function clusterMicros(postmaster: number): number {
-  const own = statFields(String(postmaster))!;
+  const own = procStatFields(postmaster)!;
   let total = cpuMicros(postmaster) + (Number(own[13]) + Number(own[14])) * CLOCK_TICK_US;
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    const fields = statFields(pid);
+    const fields = procStatFields(pid);
     if (fields && Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
   }
   return total;
@@ -54,10 +38,7 @@ const postmaster = Number(readFileSync(join(postgres.dir, 'data', 'postmaster.pi
 const counter = await PgWireCounter.start(postgres.port);
 const started: BenchProcess[] = [];
 try {
-  const seed = new pg.Client({ connectionString: postgres.url });
-  await seed.connect();
-  await seed.query("CREATE TABLE items(id int PRIMARY KEY, name text); INSERT INTO items SELECT x, 'row ' || x FROM generate_series(1, 1000) x; CREATE TABLE log(at timestamptz, note text)");
-  await seed.end();
+  await seedBenchTables(postgres.url);
   const env = { BENCH_PG_URL: `postgres://postgres@127.0.0.1:${counter.port}/postgres` };
   const bare = await forkServer('pg-bare-server', env);
   const tollgate = await forkServer('pg-tollgate-server', env, ['--conditions=tollgate-source']);
