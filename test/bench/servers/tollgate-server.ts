@@ -2,7 +2,11 @@
 // STORE (JSON) gives another store, e.g. Redis (idempotency-cpu.ts).
 import { createServer } from 'node:http';
 import { writeHeapSnapshot } from 'node:v8';
-import { tollgate } from '@tollgate/middleware';
+import { tollgate as ownTollgate } from '@tollgate/middleware';
+
+// tollgate-base-server.ts runs this server on another build of the middleware.
+const other = process.env.TOLLGATE_BENCH_MIDDLEWARE;
+const tollgate: typeof ownTollgate = other ? ((await import(other)) as { tollgate: typeof ownTollgate }).tollgate : ownTollgate;
 
 const gate = tollgate(
   {
