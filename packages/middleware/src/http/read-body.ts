@@ -35,6 +35,9 @@ function bufferedBody(req: IncomingMessage): Buffer | undefined {
   if (buffered === 0 || req.readableFlowing !== null || req.readableEncoding !== null || Number(req.headers['content-length']) !== buffered) return undefined;
   const body = req.read() as Buffer | null;
   if (body === null) return undefined;
+  // Its end is parsed a turn later (`req.complete` turns true then): flowing, the request emits 'end' as after
+  // readRaw, which an error's answer waits for before it keeps the connection (tollgate.ts unreadBodyHeaders).
+  req.resume();
   // As after readRaw: an error listener stays (an unheard error on a stream that is not node:http's would crash).
   req.on('error', ignoreLateError);
   return body;
