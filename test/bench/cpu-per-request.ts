@@ -34,6 +34,9 @@ for (let round = 0; round < ROUNDS; round++) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const base = median(perRequest.get(names[0]!)!);
 console.log(`| front | CPU µs per request (median) | vs ${names[0]} | per round |\n|---|---:|---:|---|`);
+const reference = perRequest.get(names[0]!)!;
 for (const [name, xs] of perRequest) console.log(`| ${name} | ${median(xs).toFixed(1)} | ${(median(xs) / base).toFixed(2)}× | ${xs.map((x) => x.toFixed(1)).join(' ')} |`);
+// The machine's load drifts between rounds; a ratio taken within each round, then medianed, drifts less.
+console.log(`\nper-round ratio to ${names[0]}, medianed: ${[...perRequest].map(([name, xs]) => `${name} ${median(xs.map((x, round) => x / reference[round]!)).toFixed(3)}`).join(', ')}`);
 for (const [, front] of fronts) front.stop();
 upstream.stop();
