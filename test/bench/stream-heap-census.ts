@@ -59,11 +59,16 @@ function census(path: string): Map<string, { bytes: number; count: number }> {
     const file = script === undefined ? '?' : heap.strings[heap.nodes[script * fields.length + nameAt]!]!.replace(/^.*\/(node_modules|src|lib)\//, '$1/');
     return `${file}:${lineOf.get(closure) ?? '?'}`;
   };
+  // A suspended async function or generator, by its function: which frames of a request stay alive.
+  const suspended = (generator: number): string => {
+    const fn = edgeTo(generator, 'function');
+    return fn === undefined ? '?' : `${heap.strings[heap.nodes[fn * fields.length + nameAt]!]} @ ${whereWritten(fn)}`;
+  };
   const rows = new Map<string, { bytes: number; count: number }>();
   for (let i = 0; i < heap.nodes.length; i += fields.length) {
     const type = types[heap.nodes[i + typeAt]!]!;
     const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' || type === 'number' ? '' : heap.strings[heap.nodes[i + nameAt]!]!;
-    const key = type === 'closure' ? `closure ${name.slice(0, 30)} @ ${whereWritten(i / fields.length)}` : `${type} ${name.slice(0, 60)}`;
+    const key = type === 'closure' ? `closure ${name.slice(0, 30)} @ ${whereWritten(i / fields.length)}` : name === 'Generator' ? `Generator of ${suspended(i / fields.length)}` : `${type} ${name.slice(0, 60)}`;
     const row = rows.get(key) ?? { bytes: 0, count: 0 };
     row.bytes += heap.nodes[i + sizeAt]!;
     row.count++;

@@ -3,9 +3,9 @@ import type { ServerResponse } from 'node:http';
 /**
  * Writes server-sent events with backpressure. The first `send` commits the status and headers,
  * so an error before it can still answer a normal JSON error (contract §6.1 failure mode 1).
- * `send` rejects once the client is gone (its response closed) or has read nothing for `maxPausedMs`
- * while a write waits: a relay then stops, instead of waiting on a client that never reads or a
- * `close` that already happened.
+ * `send` (and `write`, `drained`) rejects once the client is gone (its response closed) or has read
+ * nothing for `maxPausedMs` while a write waits: a relay then stops, instead of waiting on a client that
+ * never reads or a `close` that already happened.
  *
  * @example
  * const sse = new SseWriter(res, { 'x-service-dropped-params': 'logit_bias' }, 30_000);
@@ -28,12 +28,25 @@ export class SseWriter {
   }
 
   async send(data: unknown, event?: string): Promise<void> {
-    // Writing to a closed response only returns false, and its `close` will not come again.
+    if (!this.write(data, event)) await this.drained();
+  }
+
+  /**
+   * Writes one event now; false when the client's buffer is full (wait for `drained()` before more).
+   * Throws once the client is gone: writing to a closed response only returns false, and its `close`
+   * will not come again.
+   */
+  write(data: unknown, event?: string): boolean {
     if (this.res.destroyed || this.res.writableEnded) throw clientGone();
     this.#start();
     const text = typeof data === 'string' ? data : JSON.stringify(data);
     const frame = (event ? `event: ${event}\n` : '') + `data: ${text}\n\n`;
-    if (!this.res.write(frame)) await waitForDrain(this.res, this.maxPausedMs);
+    return this.res.write(frame);
+  }
+
+  /** Resolves when the client read what was buffered; rejects when it left or read nothing for `maxPausedMs`. */
+  drained(): Promise<void> {
+    return waitForDrain(this.res, this.maxPausedMs);
   }
 
   /** Normal end of stream. */
