@@ -14,17 +14,20 @@ import type { ServerResponse } from 'node:http';
  * sse.end();
  */
 export class SseWriter {
-  #started = false;
+  /** The response headers until the first event sends them; dropped then, as nothing reads them after. */
+  #headers: Record<string, string> | undefined;
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly headers: Record<string, string>,
+    headers: Record<string, string>,
     /** `relay.maxPausedStreamMs`. */
     private readonly maxPausedMs: number,
-  ) {}
+  ) {
+    this.#headers = headers;
+  }
 
   get started(): boolean {
-    return this.#started;
+    return this.#headers === undefined;
   }
 
   async send(data: unknown, event?: string): Promise<void> {
@@ -64,10 +67,11 @@ export class SseWriter {
   }
 
   #start(): void {
-    if (this.#started) return;
-    this.#started = true;
+    const headers = this.#headers;
+    if (headers === undefined) return;
+    this.#headers = undefined;
     this.res.writeHead(200, {
-      ...this.headers,
+      ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',

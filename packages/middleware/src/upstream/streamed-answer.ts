@@ -90,12 +90,16 @@ export class StreamedAnswer implements Dispatcher.DispatchHandler, UpstreamBody 
     else if (this.signal.aborted) this.#abort();
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+  onResponseStart(controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     if (status < 200 || this.#done) return; // 1xx: informational, the real status follows
+    // undici's controller keeps the raw header Buffers (for handlers that want them) as long as the request
+    // lives: ~1.1 KiB an open stream, and this handler reads the parsed headers only.
+    if ('rawHeaders' in controller) controller.rawHeaders = null;
     this.#status = status;
-    this.#headers = headers;
-    if (status >= 300) this.#errorChunks = [];
-    else this.#tell({ kind: 'streaming', status, headers });
+    if (status >= 300) {
+      this.#headers = headers;
+      this.#errorChunks = [];
+    } else this.#tell({ kind: 'streaming', status, headers });
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
