@@ -125,7 +125,7 @@ export async function memoryTable(): Promise<string[]> {
     }
   }
   return [
-    `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams${HTTP2 ? ' (upstream over HTTP/2, relay.http2)' : ''}, after a full GC. relayed: one upstream connection per stream; pooled: 256, the rest queued in undici's pool.`,
+    `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams, after a full GC. ${HTTP2 ? 'Upstream over HTTP/2 (relay.http2): 256 connections, up to 100 streams each.' : "relayed: one upstream connection per stream; pooled: 256, the rest queued in undici's pool."}`,
     '',
     '| front | method | upstream connections | RSS MiB before → during | JS heap MiB before → during | KiB heap per open stream |',
     '|---|---|---:|---:|---:|---:|',
