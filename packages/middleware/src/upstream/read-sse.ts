@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import { pulled, type FrameDecoder, type FrameDecoding } from './frame-decoder.js';
+import type { FrameDecoder, FrameDecoding } from './frame-decoder.js';
 import { redactSecrets } from './redact-secrets.js';
 import { answerTooLarge } from './upstream-failure.js';
 
@@ -53,13 +53,6 @@ class SseDecoder implements FrameDecoder {
   }
 }
 
-/** The SSE framing, pushed (the relay's). */
+/** The SSE framing (pull it with `pulled(sseDecoding)`). */
 export const sseDecoding: FrameDecoding<EventSourceMessage> = (limits, secrets, emit) => new SseDecoder(limits, secrets, emit);
 
-/**
- * The SSE framing, pulled.
- *
- * @example
- * for await (const event of readSseEvents(body, { maxEventBytes, maxStreamBytes }, secrets)) console.log(event.event, event.data);
- */
-export const readSseEvents = pulled(sseDecoding);

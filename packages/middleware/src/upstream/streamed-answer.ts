@@ -116,8 +116,11 @@ export class StreamedAnswer implements Dispatcher.DispatchHandler, UpstreamBody 
       }
       return;
     }
-    if (this.#decoder) this.#feed(chunk);
-    else (this.#early ??= []).push(chunk);
+    if (this.#decoder) return this.#feed(chunk);
+    // Bytes that came with the head, before the relay attached: held, and undici pauses until it does, so a
+    // relay that never starts cannot pile up the provider's output here.
+    (this.#early ??= []).push(chunk);
+    controller.pause();
   }
 
   onResponseEnd(): void {
@@ -157,6 +160,7 @@ export class StreamedAnswer implements Dispatcher.DispatchHandler, UpstreamBody 
       this.#early = undefined;
       for (const chunk of early ?? []) this.#feed(chunk);
       if (this.#ended) this.#end();
+      else if (early && !this.#waiting && !this.#over) this.#controller?.resume();
     });
   }
 
