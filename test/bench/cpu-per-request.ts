@@ -13,7 +13,10 @@ const flags = process.env.SOURCE === '1' ? ['--conditions=tollgate-source'] : []
 const upstream = await forkServer('constant-upstream');
 const fronts: [string, BenchProcess][] = [];
 for (const name of names) fronts.push([name, await forkServer(name, { UPSTREAM_URL: `${upstream.url}/v1` }, flags)]);
-const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello.' }] });
+// STREAM=1: streamed chat completions (three events each) instead; a front may be a server file's absolute path
+// (a base checkout's tollgate-server.ts, to compare before and after in one run).
+const messages = [{ role: 'user', content: 'Say hello.' }];
+const body = JSON.stringify(process.env.STREAM === '1' ? { model: 'bench-model', stream: true, messages } : { model: 'bench-model', messages });
 const headers = { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
 
 const perRequest = new Map<string, number[]>();
