@@ -10,9 +10,9 @@ export interface BenchProcess {
   stop(): void;
 }
 
-/** Forks one of ./servers/*.ts (TypeScript through tsx) and waits for the port it reports. */
+/** Forks one of ./servers/*.ts, or a server file by absolute path (TypeScript through tsx), and waits for the port it reports. */
 export function forkServer(name: string, env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<BenchProcess> {
-  const child = fork(fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)), {
+  const child = fork(name.startsWith('/') ? name : fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)), {
     execArgv: ['--import', 'tsx', '--expose-gc', ...nodeFlags],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

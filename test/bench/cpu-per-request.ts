@@ -18,7 +18,10 @@ for (const name of names) {
   const [server, dist] = name.split(':') as [string, string | undefined];
   fronts.push([name, await forkServer(server, dist ? { UPSTREAM_URL: `${upstream.url}/v1`, BASE_DIST: dist } : { UPSTREAM_URL: `${upstream.url}/v1` }, flags)]);
 }
-const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say hello.' }] });
+// STREAM=1: streamed chat completions (three events each) instead; a front may be a server file's absolute path
+// (a base checkout's tollgate-server.ts, to compare before and after in one run).
+const messages = [{ role: 'user', content: 'Say hello.' }];
+const body = JSON.stringify(process.env.STREAM === '1' ? { model: 'bench-model', stream: true, messages } : { model: 'bench-model', messages });
 const headers = { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
 
 const perRequest = new Map<string, number[]>();

@@ -42,10 +42,37 @@ export interface OpenStreamsMemory {
   upstreamConnections?: number;
 }
 
-export async function memoryWithOpenStreams(count: number, probe: OpenStreamsProbe = {}): Promise<OpenStreamsMemory> {
+/** A server the memory part opens streams through, and the env that sets its upstream connections. */
+export interface MemoryFront {
+  name: string;
+  /** One of ./servers, or a server file by absolute path (a base checkout's, BENCH_BASE). */
+  server: string;
+  connectionsEnv: string;
+  /** Whether it can relay to the HTTP/2 upstream (BENCH_HTTP2). */
+  http2: boolean;
+}
+
+/**
+ * How many upstream connections a front gets: `relayed`, one per stream (every stream really relayed at once);
+ * `pooled`, the default 256 (the rest wait in undici's pool: how issue 19's 8.5 KiB was measured).
+ */
+export type StreamMethod = 'relayed' | 'pooled';
+
+export const tollgateFront: MemoryFront = { name: 'Tollgate', server: 'tollgate-server', connectionsEnv: 'RELAY_CONNECTIONS', http2: true };
+export const bareProxyFront: MemoryFront = { name: 'bare undici proxy', server: 'bare-proxy', connectionsEnv: 'PROXY_CONNECTIONS', http2: false };
+// BENCH_BASE=<a checkout of main, built, its node_modules linked>: the code before the change, measured in the same run.
+const BASE = process.env.BENCH_BASE;
+const memoryFronts: MemoryFront[] = [
+  bareProxyFront,
+  tollgateFront,
+  ...(BASE ? [{ name: 'Tollgate (base)', server: `${BASE}/test/bench/servers/tollgate-server.ts`, connectionsEnv: 'RELAY_CONNECTIONS', http2: true }] : []),
+];
+const connectionsFor = (method: StreamMethod, count: number): number => (method === 'relayed' && !HTTP2 ? Math.max(256, count + 10) : 256);
+
+export async function memoryWithOpenStreams(count: number, probe: OpenStreamsProbe = {}, front = tollgateFront, method: StreamMethod = 'relayed'): Promise<OpenStreamsMemory> {
   // Held long enough that the first streams are still open when the last one opens, even on a loaded machine.
   const upstream = await forkServer(HTTP2 ? 'constant-upstream-h2' : 'constant-upstream', { HOLD_MS: String(Math.max(20_000, count * 20)) });
-  const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: `${upstream.url}/v1`, RELAY_CONNECTIONS: HTTP2 ? '256' : String(Math.max(256, count + 10)), RELAY_HTTP2: HTTP2 ? '1' : '0' });
+  const gateway = await forkServer(front.server, { UPSTREAM_URL: `${upstream.url}/v1`, [front.connectionsEnv]: String(connectionsFor(method, count)), RELAY_HTTP2: HTTP2 ? '1' : '0' });
   try {
     await probe.before?.(gateway);
     const before = await memoryOf(gateway);
@@ -80,6 +107,31 @@ function sessionsOf(upstream: BenchProcess): Promise<number> {
 }
 
 const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+const kibPerStream = (m: OpenStreamsMemory) => ((m.during.heapUsed - m.before.heapUsed) / OPEN_STREAMS / 1024).toFixed(1);
+
+/**
+ * Heap per open stream of each front, both methods, one after another in one run (memory after a full GC is
+ * far less sensitive to load than CPU, but base and change still share the same machine state).
+ */
+export async function memoryTable(): Promise<string[]> {
+  const fronts = memoryFronts.filter((front) => !HTTP2 || front.http2);
+  const methods: StreamMethod[] = HTTP2 ? ['pooled'] : ['relayed', 'pooled'];
+  const rows: string[] = [];
+  for (const method of methods) {
+    for (const front of fronts) {
+      const memory = await memoryWithOpenStreams(OPEN_STREAMS, {}, front, method);
+      const connections = memory.upstreamConnections === undefined ? `${connectionsFor(method, OPEN_STREAMS)}${HTTP2 ? '' : ' (limit)'}` : `${memory.upstreamConnections} HTTP/2`;
+      rows.push(`| ${front.name} | ${method} | ${connections} | ${mib(memory.before.rss)} → ${mib(memory.during.rss)} | ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} | ${kibPerStream(memory)} |`);
+    }
+  }
+  return [
+    `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams, after a full GC. ${HTTP2 ? 'Upstream over HTTP/2 (relay.http2): 256 connections, up to 100 streams each.' : "relayed: one upstream connection per stream; pooled: 256, the rest queued in undici's pool."}`,
+    '',
+    '| front | method | upstream connections | RSS MiB before → during | JS heap MiB before → during | KiB heap per open stream |',
+    '|---|---|---:|---:|---:|---:|',
+    ...rows,
+  ];
+}
 
 /** Runs the gateway benchmark and returns its report as Markdown. */
 export async function gatewayBench(): Promise<string> {
@@ -117,7 +169,7 @@ export async function gatewayBench(): Promise<string> {
     const ttfbProxy = await timeToFirstByte(proxy.url, {});
     const ttfbTollgate = await timeToFirstByte(`${gateway.url}/v1/chat/completions`, auth);
     for (const p of started.splice(0)) p.stop();
-    const memory = await memoryWithOpenStreams(OPEN_STREAMS);
+    const memory = await memoryTable();
 
     const lines = [
       `### Gateway: non-streaming chat completions (${CONNECTIONS} connections; ${ROUNDS} interleaved rounds of ${SECONDS} s after a warm-up round; medians)`,
@@ -131,7 +183,8 @@ export async function gatewayBench(): Promise<string> {
       `The parse-both-bodies floor reaches ${(ratio(floor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, floor) * 100).toFixed(1)}% of that floor.`,
       '',
       `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through the bare proxy ${ttfbProxy.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,
-      `Memory with ${OPEN_STREAMS.toLocaleString('en-US')} concurrent open streams${HTTP2 ? ' (upstream over HTTP/2, relay.http2)' : ''} (after a full GC): RSS ${mib(memory.before.rss)} → ${mib(memory.during.rss)} MiB, JS heap ${mib(memory.before.heapUsed)} → ${mib(memory.during.heapUsed)} MiB (${((memory.during.heapUsed - memory.before.heapUsed) / OPEN_STREAMS / 1024).toFixed(1)} KiB of heap per open stream)${memory.upstreamConnections === undefined ? '' : `; ${memory.upstreamConnections} upstream HTTP/2 connections`}.`,
+      '',
+      ...memory,
     ];
     return lines.join('\n');
   } finally {
@@ -140,6 +193,7 @@ export async function gatewayBench(): Promise<string> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await gatewayBench());
+  // --memory: only the open-streams memory part (BENCH_OPEN_STREAMS, BENCH_HTTP2, BENCH_BASE apply).
+  console.log(process.argv.includes('--memory') ? (await memoryTable()).join('\n') : await gatewayBench());
   process.exit(0);
 }

@@ -3,11 +3,13 @@
 // prints the difference of self sizes per (node type, name) divided by the stream count: each row is what
 // a stream holds of that kind. Run:
 //   node --conditions=tollgate-source --import tsx test/bench/stream-heap-census.ts
+// CENSUS_FRONT=bare-proxy takes the bare undici proxy's census instead (the floor); CENSUS_METHOD=pooled gives the
+// front 256 upstream connections instead of one per stream (gateway-bench.ts's StreamMethod).
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchProcess } from './bench-process.js';
-import { memoryWithOpenStreams } from './gateway-bench.js';
+import { bareProxyFront, memoryWithOpenStreams, tollgateFront, type StreamMethod } from './gateway-bench.js';
 
 const OPEN_STREAMS = Number(process.env.BENCH_OPEN_STREAMS ?? 1000);
 const ROWS = Number(process.env.CENSUS_ROWS ?? 40);
@@ -57,11 +59,16 @@ function census(path: string): Map<string, { bytes: number; count: number }> {
     const file = script === undefined ? '?' : heap.strings[heap.nodes[script * fields.length + nameAt]!]!.replace(/^.*\/(node_modules|src|lib)\//, '$1/');
     return `${file}:${lineOf.get(closure) ?? '?'}`;
   };
+  // A suspended async function or generator, by its function: which frames of a request stay alive.
+  const suspended = (generator: number): string => {
+    const fn = edgeTo(generator, 'function');
+    return fn === undefined ? '?' : `${heap.strings[heap.nodes[fn * fields.length + nameAt]!]} @ ${whereWritten(fn)}`;
+  };
   const rows = new Map<string, { bytes: number; count: number }>();
   for (let i = 0; i < heap.nodes.length; i += fields.length) {
     const type = types[heap.nodes[i + typeAt]!]!;
     const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' || type === 'number' ? '' : heap.strings[heap.nodes[i + nameAt]!]!;
-    const key = type === 'closure' ? `closure ${name.slice(0, 30)} @ ${whereWritten(i / fields.length)}` : `${type} ${name.slice(0, 60)}`;
+    const key = type === 'closure' ? `closure ${name.slice(0, 30)} @ ${whereWritten(i / fields.length)}` : name === 'Generator' ? `Generator of ${suspended(i / fields.length)}` : `${type} ${name.slice(0, 60)}`;
     const row = rows.get(key) ?? { bytes: 0, count: 0 };
     row.bytes += heap.nodes[i + sizeAt]!;
     row.count++;
@@ -88,7 +95,7 @@ const paths = { before: join(dir, `census-before-${process.pid}.heapsnapshot`), 
 const memory = await memoryWithOpenStreams(OPEN_STREAMS, {
   before: async (gateway) => void (await snapshot(gateway, paths.before)),
   during: async (gateway) => void (await snapshot(gateway, paths.during)),
-});
+}, process.env.CENSUS_FRONT === 'bare-proxy' ? bareProxyFront : tollgateFront, (process.env.CENSUS_METHOD ?? 'relayed') as StreamMethod);
 const before = census(paths.before);
 const during = census(paths.during);
 rmSync(paths.before);

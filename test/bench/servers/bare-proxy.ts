@@ -5,9 +5,11 @@
 // floor should not carry (bare-proxy-top-level-request.ts is the same proxy written that way, for scale).
 import { createServer } from 'node:http';
 import { Agent } from 'undici';
+import { answerMemoryProbes } from './memory-probes.js';
 
 const target = new URL(`${process.env.UPSTREAM_URL!}/chat/completions`);
-const agent = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+// PROXY_CONNECTIONS: the memory bench's one upstream connection per open stream (gateway-bench.ts).
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: Number(process.env.PROXY_CONNECTIONS ?? 256) });
 
 const server = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
@@ -19,3 +21,4 @@ const server = createServer(async (req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+answerMemoryProbes();

@@ -1,8 +1,8 @@
 // Tollgate as a user would run it: node:http with the middleware, memory store, one organization.
 // STORE (JSON) gives another store, e.g. Redis (idempotency-cpu.ts).
 import { createServer } from 'node:http';
-import { writeHeapSnapshot } from 'node:v8';
 import { tollgate as ownTollgate } from '@tollgate/middleware';
+import { answerMemoryProbes } from './memory-probes.js';
 
 // tollgate-base-server.ts runs this server on another build of the middleware.
 const other = process.env.TOLLGATE_BENCH_MIDDLEWARE;
@@ -28,19 +28,7 @@ await gate.ready();
 const server = createServer(gate);
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
-process.on('message', (message) => {
-  if (message !== 'memory') return;
-  (globalThis as { gc?: () => void }).gc?.(); // measure what is live, not garbage not yet collected
-  const { rss, heapUsed } = process.memoryUsage();
-  process.send?.({ rss, heapUsed });
-});
+answerMemoryProbes();
 process.on('message', (message) => {
   if (message === 'exit') process.exit(0); // lets --cpu-prof write its profile
-});
-process.on('message', (message) => {
-  // stream-heap-census.ts: a heap snapshot of what is live, written where the bench asks; answers its path.
-  const path = (message as { heapSnapshot?: string } | null)?.heapSnapshot;
-  if (typeof path !== 'string') return;
-  (globalThis as { gc?: () => void }).gc?.();
-  process.send?.({ heapSnapshot: writeHeapSnapshot(path) });
 });

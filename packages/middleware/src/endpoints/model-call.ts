@@ -5,11 +5,11 @@ import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJson, upstr
 import { endUpstreamSpan, startUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
-import { prepareCall, type ClientEvent, type SeenUsage } from '../providers/index.js';
+import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { answerTextOf } from '../translate/index.js';
-import { UpstreamFailure, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import { UpstreamFailure, type EventSink, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
@@ -327,8 +327,9 @@ async function relayJson(call: ModelCall, request: RouteRequest, meter: Meter, u
 }
 
 /**
- * Bytes → SSE events → translated client events → SSE writer. Before the first client byte a failure
- * is thrown (and may be retried); after it, the stream ends abnormally with no invented events.
+ * Bytes → framed events → translated client events → SSE writer, pushed as the bytes arrive
+ * (UpstreamBody.relay; the client's backpressure pauses the upstream body). Before the first client byte a
+ * failure is thrown (and may be retried); after it, the stream ends abnormally with no invented events.
  */
 async function relayStream(call: ModelCall, request: RouteRequest, response: UpstreamResponse, headers: Record<string, string>, meter: Meter): Promise<void> {
   const relay = call.ctx.runtime.config.relay;
@@ -339,7 +340,7 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   observation?.metrics?.openStreams.inc();
   try {
-    for await (const event of plan.framing(response.body, limits, response.secrets)) await sendEvents(writer, translator.push(event), observation);
+    await response.body.relay(plan.framing, limits, response.secrets, new TranslatedEvents(writer, translator, observation));
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.
@@ -361,6 +362,28 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
     writer.abort();
   } finally {
     observation?.metrics?.openStreams.dec();
+  }
+}
+
+/** Upstream events → the client: translated and written as they come; false once the client's buffer is full. */
+class TranslatedEvents implements EventSink<UpstreamEvent> {
+  constructor(
+    private readonly writer: SseWriter,
+    private readonly translator: StreamTranslator,
+    private readonly observation: RequestObservation | undefined,
+  ) {}
+
+  push(event: UpstreamEvent): boolean {
+    let ready = true;
+    for (const { data, event: name } of this.translator.push(event)) {
+      ready = this.writer.write(data, name) && ready;
+      this.observation?.markFirstByte();
+    }
+    return ready;
+  }
+
+  drained(): Promise<void> {
+    return this.writer.drained();
   }
 }
 

@@ -7,8 +7,8 @@ type Listener = () => void;
  * once. This one object cancels an upstream call, a retry's backoff and a running SQL statement. Not an
  * AbortController, which cost ~10 µs of every relayed call; and it watches the response only once
  * something listens, so an answer that waits on nothing never pays for it. It is never handed to undici
- * as a `signal` (undici's next major takes only an AbortSignal there): a streamed upstream call links a
- * real AbortSignal to it for its own length (upstream/linked-abort-signal.ts).
+ * as a `signal` (undici's next major takes only an AbortSignal there): the upstream calls' dispatch
+ * handlers (upstream/whole-answer.ts, upstream/streamed-answer.ts) listen to it and abort through undici's controller.
  */
 export class ClientDeparture implements CancelSignal {
   #listeners: Listener[] | undefined;

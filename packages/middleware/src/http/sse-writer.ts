@@ -3,9 +3,9 @@ import type { ServerResponse } from 'node:http';
 /**
  * Writes server-sent events with backpressure. The first `send` commits the status and headers,
  * so an error before it can still answer a normal JSON error (contract §6.1 failure mode 1).
- * `send` rejects once the client is gone (its response closed) or has read nothing for `maxPausedMs`
- * while a write waits: a relay then stops, instead of waiting on a client that never reads or a
- * `close` that already happened.
+ * `send` (and `write`, `drained`) rejects once the client is gone (its response closed) or has read
+ * nothing for `maxPausedMs` while a write waits: a relay then stops, instead of waiting on a client that
+ * never reads or a `close` that already happened.
  *
  * @example
  * const sse = new SseWriter(res, { 'x-service-dropped-params': 'logit_bias' }, 30_000);
@@ -14,26 +14,42 @@ import type { ServerResponse } from 'node:http';
  * sse.end();
  */
 export class SseWriter {
-  #started = false;
+  /** The response headers until the first event sends them; dropped then, as nothing reads them after. */
+  #headers: Record<string, string> | undefined;
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly headers: Record<string, string>,
+    headers: Record<string, string>,
     /** `relay.maxPausedStreamMs`. */
     private readonly maxPausedMs: number,
-  ) {}
+  ) {
+    this.#headers = headers;
+  }
 
   get started(): boolean {
-    return this.#started;
+    return this.#headers === undefined;
   }
 
   async send(data: unknown, event?: string): Promise<void> {
-    // Writing to a closed response only returns false, and its `close` will not come again.
+    if (!this.write(data, event)) await this.drained();
+  }
+
+  /**
+   * Writes one event now; false when the client's buffer is full (wait for `drained()` before more).
+   * Throws once the client is gone: writing to a closed response only returns false, and its `close`
+   * will not come again.
+   */
+  write(data: unknown, event?: string): boolean {
     if (this.res.destroyed || this.res.writableEnded) throw clientGone();
     this.#start();
     const text = typeof data === 'string' ? data : JSON.stringify(data);
     const frame = (event ? `event: ${event}\n` : '') + `data: ${text}\n\n`;
-    if (!this.res.write(frame)) await waitForDrain(this.res, this.maxPausedMs);
+    return this.res.write(frame);
+  }
+
+  /** Resolves when the client read what was buffered; rejects when it left or read nothing for `maxPausedMs`. */
+  drained(): Promise<void> {
+    return waitForDrain(this.res, this.maxPausedMs);
   }
 
   /** Normal end of stream. */
@@ -51,10 +67,11 @@ export class SseWriter {
   }
 
   #start(): void {
-    if (this.#started) return;
-    this.#started = true;
+    const headers = this.#headers;
+    if (headers === undefined) return;
+    this.#headers = undefined;
     this.res.writeHead(200, {
-      ...this.headers,
+      ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',

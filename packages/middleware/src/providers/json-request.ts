@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderConfig } from './provider-settings.js';
-import { readSseEvents } from '../upstream/index.js';
+import { sseDecoding } from '../upstream/index.js';
 import type { PrepareCall, StreamFraming } from './provider-definition.js';
 
 /** How a JSON-over-HTTPS provider authenticates and which client headers it must see. */
@@ -47,7 +47,7 @@ function withForwarded(headers: Readonly<Record<string, string>>, names: readonl
 }
 
 /** Server-sent events: the framing of the three vendors' streams. */
-export const sseFraming: StreamFraming = readSseEvents;
+export const sseFraming: StreamFraming = sseDecoding;
 
 type ErrorBody = { error?: { message?: unknown; code?: unknown; type?: unknown; status?: unknown } };
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ParamTable } from '../adapt/index.js';
 import type { ProviderConfig } from './provider-settings.js';
-import type { SseLimits } from '../upstream/index.js';
+import type { FrameDecoding } from '../upstream/index.js';
 import type { Codec } from './codec.js';
 
 /** One call to a provider before it is put on the wire: what the codec built, and where it goes. */
@@ -37,10 +37,11 @@ export interface UpstreamEvent {
 }
 
 /**
- * Bytes → upstream events: the first layer of every upstream stream. Past a limit it throws that
- * limit's UpstreamFailure; `secrets` (the credentials the call carried) are redacted from every event.
+ * Bytes → upstream events, pushed (upstream/frame-decoder.ts): the first layer of every upstream stream. Past
+ * a limit it throws that limit's UpstreamFailure; `secrets` (the credentials the call carried) are redacted
+ * from every event.
  */
-export type StreamFraming = (body: AsyncIterable<Uint8Array>, limits: SseLimits, secrets: readonly string[]) => AsyncIterable<UpstreamEvent>;
+export type StreamFraming = FrameDecoding<UpstreamEvent>;
 
 /** A protocol a provider may speak natively; a function when it depends on the deployment (OpenAI-compatible servers). */
 export type NativeCodec = Codec | ((provider: ProviderConfig) => Codec | undefined);

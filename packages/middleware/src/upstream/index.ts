@@ -2,4 +2,6 @@ export { UpstreamClient, type UpstreamCall, type UpstreamJson, type UpstreamResp
 export { UpstreamFailure, answerTooLarge, type RelayLimit } from './upstream-failure.js';
 export { redactSecrets } from './redact-secrets.js';
 export { withRetries, type RetryPolicy, type AttemptFailure } from './with-retries.js';
-export { readSseEvents, type SseLimits } from './read-sse.js';
+export { sseDecoding, type SseLimits } from './read-sse.js';
+export { pulled, type FrameDecoder, type FrameDecoding } from './frame-decoder.js';
+export type { EventSink, UpstreamBody } from './streamed-answer.js';

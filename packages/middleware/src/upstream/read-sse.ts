@@ -1,4 +1,5 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import type { FrameDecoder, FrameDecoding } from './frame-decoder.js';
 import { redactSecrets } from './redact-secrets.js';
 import { answerTooLarge } from './upstream-failure.js';
 
@@ -11,34 +12,47 @@ export interface SseLimits {
 }
 
 /**
- * Bytes → SSE events: the first layer of every upstream stream (STYLE convention 6). Past a limit it
- * throws that limit's UpstreamFailure. `secrets` (the credentials the call carried) are redacted from
- * every event's data, so an error event or a proxy that echoes them relays nothing (issue 15 item 3).
- *
- * @example
- * for await (const event of readSseEvents(response.body, { maxEventBytes, maxStreamBytes }, response.secrets)) console.log(event.event, event.data);
+ * Bytes → SSE events, with the well-kept eventsource-parser. Past a limit it throws that limit's
+ * UpstreamFailure. `secrets` (the credentials the call carried) are redacted from every event's data, so an
+ * error event or a proxy that echoes them relays nothing (issue 15 item 3).
  */
-export async function* readSseEvents(body: AsyncIterable<Uint8Array | string>, limits: SseLimits, secrets: readonly string[] = []): AsyncGenerator<EventSourceMessage> {
-  const pending: EventSourceMessage[] = [];
-  const parser = createParser({
-    onEvent: (event) => {
-      if (secrets.length > 0) event.data = redactSecrets(event.data, secrets);
-      pending.push(event);
-    },
-  });
-  const decoder = new TextDecoder();
-  let streamBytes = 0;
-  // Bytes fed since a chunk last completed an event: what the parser can be holding, give or take one chunk.
-  let eventBytes = 0;
-  for await (const chunk of body) {
-    streamBytes += chunk.length;
-    eventBytes += chunk.length;
-    if (streamBytes > limits.maxStreamBytes) throw answerTooLarge('a stream', limits.maxStreamBytes);
-    parser.feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
-    if (pending.length > 0) eventBytes = 0;
-    else if (eventBytes > limits.maxEventBytes) throw answerTooLarge('a stream event', limits.maxEventBytes);
-    while (pending.length > 0) yield pending.shift()!;
+class SseDecoder implements FrameDecoder {
+  readonly #parser: EventSourceParser;
+  readonly #text = new TextDecoder();
+  #streamBytes = 0;
+  /** Bytes fed since a chunk last completed an event: what the parser can be holding, give or take one chunk. */
+  #eventBytes = 0;
+  #emitted = false;
+
+  constructor(
+    private readonly limits: SseLimits,
+    private readonly secrets: readonly string[],
+    private readonly emit: (event: EventSourceMessage) => void,
+  ) {
+    this.#parser = createParser({ onEvent: (event) => this.#event(event) });
   }
-  parser.feed(decoder.decode());
-  while (pending.length > 0) yield pending.shift()!;
+
+  feed(chunk: Uint8Array): void {
+    this.#streamBytes += chunk.length;
+    this.#eventBytes += chunk.length;
+    if (this.#streamBytes > this.limits.maxStreamBytes) throw answerTooLarge('a stream', this.limits.maxStreamBytes);
+    this.#emitted = false;
+    this.#parser.feed(this.#text.decode(chunk, { stream: true }));
+    if (this.#emitted) this.#eventBytes = 0;
+    else if (this.#eventBytes > this.limits.maxEventBytes) throw answerTooLarge('a stream event', this.limits.maxEventBytes);
+  }
+
+  end(): void {
+    this.#parser.feed(this.#text.decode());
+  }
+
+  #event(event: EventSourceMessage): void {
+    this.#emitted = true;
+    if (this.secrets.length > 0) event.data = redactSecrets(event.data, this.secrets);
+    this.emit(event);
+  }
 }
+
+/** The SSE framing (pull it with `pulled(sseDecoding)`). */
+export const sseDecoding: FrameDecoding<EventSourceMessage> = (limits, secrets, emit) => new SseDecoder(limits, secrets, emit);
+

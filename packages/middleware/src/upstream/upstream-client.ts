@@ -2,10 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { RelayConfig } from './relay-settings.js';
 import { upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
-import { AttemptDeadline } from './attempt-deadline.js';
 import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
-import { linkedAbortSignal } from './linked-abort-signal.js';
+import { StreamedAnswer, type UpstreamBody } from './streamed-answer.js';
 import { http2AgentOptions } from './http2-multiplexing.js';
 import { redactSecrets, upstreamSecrets } from './redact-secrets.js';
 
@@ -30,8 +29,8 @@ export interface UpstreamCall {
 export interface UpstreamResponse {
   status: number;
   headers: IncomingHttpHeaders;
-  body: Dispatcher.ResponseData['body'];
-  /** The credentials the call carried: pass them to readSseEvents so no event relays them. */
+  body: UpstreamBody;
+  /** The credentials the call carried: pass them to the body's relay so no event relays them. */
   secrets: readonly string[];
 }
 
@@ -88,30 +87,20 @@ export class UpstreamClient {
   }
 
   /**
-   * Sends the call and resolves once a successful answer's headers arrived; its body streams on. The
-   * attempt's deadline stays on the body: past it the body fails with the deadline's UpstreamFailure.
+   * Sends the call and resolves once a successful answer's headers arrived; its body streams on, pushed
+   * through `body.relay` (StreamedAnswer). The attempt's deadline stays on the body: past it the relay fails
+   * with the deadline's UpstreamFailure.
    */
-  async postStream(call: UpstreamCall): Promise<UpstreamResponse> {
-    const deadline = new AttemptDeadline(call.signal, this.relay.attemptDeadlineMs);
-    // undici gets a real AbortSignal (see linkedAbortSignal), aborted with the deadline's failure as its reason.
-    const link = linkedAbortSignal(deadline);
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.#agent.request(this.#options(call, link.signal));
-    } catch (error) {
-      deadline.clear();
-      link.release();
-      if (error instanceof UpstreamFailure) throw error;
-      throw call.signal.aborted ? error : unreachable(error);
-    }
-    response.body.once('close', () => deadline.clear());
-    if (response.statusCode >= 200 && response.statusCode < 300) {
-      response.body.once('close', link.release);
-      return { status: response.statusCode, headers: response.headers, body: response.body, secrets: upstreamSecrets(call.headers) };
-    }
-    const text = await readBounded(response.body, this.relay.maxAnswerBytes);
-    link.release();
-    throw refusal(call, response.statusCode, response.headers, text);
+  postStream(call: UpstreamCall): Promise<UpstreamResponse> {
+    return new Promise((resolve, reject) => {
+      const answer = new StreamedAnswer(call.signal, this.relay.attemptDeadlineMs, this.relay.maxAnswerBytes, (head) => {
+        if (head.kind === 'streaming') resolve({ status: head.status, headers: head.headers, body: answer, secrets: upstreamSecrets(call.headers) });
+        else if (head.kind === 'refused') reject(refusal(call, head.status, head.headers, head.text));
+        // A relay limit's failure is final as it is; anything else without an answer is unreachable.
+        else reject(head.error instanceof UpstreamFailure || call.signal.aborted ? head.error : unreachable(head.error));
+      });
+      this.#agent.dispatch(this.#options(call, undefined), answer);
+    });
   }
 
   /**
@@ -137,24 +126,6 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await this.#agent.close();
   }
-}
-
-/** An error answer's text, at most `maxBytes` of it read (the rest is dropped with the connection); '' if it broke. */
-async function readBounded(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
-      bytes += chunk.length;
-      if (bytes > maxBytes) break;
-    }
-  } catch (error) {
-    if (error instanceof UpstreamFailure) throw error;
-    return '';
-  }
-  body.destroy();
-  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
 }
 
 function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson {

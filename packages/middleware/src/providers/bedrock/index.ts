@@ -3,7 +3,7 @@ import type { PreparedRequest, ProviderDefinition, UpstreamRequest } from '../pr
 import { parseBedrockError } from './bedrock-error.js';
 import { bedrockChatCodec } from './chat-codec.js';
 import { bedrockParamsForChatClients } from './params.js';
-import { readEventStream } from './read-event-stream.js';
+import { eventStreamDecoding } from './read-event-stream.js';
 import { regionOf, signBedrockCall } from './sign-request.js';
 
 /** AWS Bedrock Runtime: chat through Converse / ConverseStream; Messages and Responses through the generic wrappers. */
@@ -14,7 +14,7 @@ export const bedrockProvider: ProviderDefinition<'bedrock'> = {
   // Signed per call: the signature covers the body and the instant.
   prepare: (provider, path) => (body, clientHeaders) => prepareBedrockRequest({ provider, path, body, clientHeaders }),
   parseError: parseBedrockError,
-  framing: readEventStream,
+  framing: eventStreamDecoding,
   params: bedrockParamsForChatClients,
   chat: bedrockChatCodec,
 };

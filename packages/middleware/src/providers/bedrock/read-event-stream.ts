@@ -1,6 +1,6 @@
 import { EventStreamCodec } from '@smithy/core/event-streams';
 import type { Message, MessageHeaders } from '@smithy/types';
-import { answerTooLarge, redactSecrets, UpstreamFailure, type SseLimits } from '../../upstream/index.js';
+import { answerTooLarge, pulled, redactSecrets, UpstreamFailure, type FrameDecoder, type FrameDecoding, type SseLimits } from '../../upstream/index.js';
 import { failureOfException } from './bedrock-error.js';
 
 /** One decoded ConverseStream event: `event` is its `:event-type` (messageStart, contentBlockDelta, …), `data` its JSON payload. */
@@ -21,53 +21,73 @@ const codec = new EventStreamCodec(
 /**
  * Bytes → AWS event-stream messages → ConverseStream events: the framing layer of Bedrock's streams,
  * in place of SSE (README "Bedrock"). Each message is length-prefixed and carries two CRC32s; the
- * well-kept `@smithy/core` codec checks both and parses the typed headers, this function only cuts the
+ * well-kept `@smithy/core` codec checks both and parses the typed headers, this decoder only cuts the
  * byte stream into messages, bounding one message by `maxEventBytes` before it is buffered (a length
  * prefix of 4 GiB would otherwise be believed) and the stream by `maxStreamBytes`.
  *
  * A `:message-type: exception` (throttlingException, modelStreamErrorException …) or `error` message
  * throws the UpstreamFailure its type maps to; a bad CRC, a bad length or bytes left over at the end
  * (a truncated frame) throw an unreadable-stream UpstreamFailure. Either ends the relay abnormally.
+ */
+class EventStreamDecoder implements FrameDecoder {
+  // The bytes of the message being received, joined once it is whole: a message trickled a byte at a
+  // time is not copied again on every byte.
+  readonly #parts: Buffer[] = [];
+  #buffered = 0;
+  #streamBytes = 0;
+  /** The length the message being received announced; 0 until its first four bytes came. */
+  #announced = 0;
+
+  constructor(
+    private readonly limits: SseLimits,
+    private readonly secrets: readonly string[],
+    private readonly emit: (event: BedrockEvent) => void,
+  ) {}
+
+  feed(chunk: Uint8Array): void {
+    const { limits } = this;
+    const parts = this.#parts;
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.#streamBytes += bytes.length;
+    if (this.#streamBytes > limits.maxStreamBytes) throw answerTooLarge('a stream', limits.maxStreamBytes);
+    parts.push(bytes);
+    this.#buffered += bytes.length;
+    for (;;) {
+      if (this.#announced === 0) {
+        if (this.#buffered < 4) break;
+        if (parts[0]!.length < 4) parts.splice(0, parts.length, Buffer.concat(parts, this.#buffered));
+        this.#announced = parts[0]!.readUInt32BE(0);
+        if (this.#announced < MINIMUM_MESSAGE_BYTES) throw unreadableFrame(`a message length of ${this.#announced} bytes`);
+        if (this.#announced > limits.maxEventBytes) throw answerTooLarge('a stream event', limits.maxEventBytes);
+      }
+      if (this.#buffered < this.#announced) break;
+      const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.#buffered);
+      const event = eventOf(decode(joined.subarray(0, this.#announced)), this.secrets);
+      const rest = joined.subarray(this.#announced);
+      parts.length = 0;
+      if (rest.length > 0) parts.push(rest);
+      this.#buffered = rest.length;
+      this.#announced = 0;
+      if (event) this.emit(event);
+    }
+  }
+
+  end(): void {
+    // contract §6.1: a stream cut inside a message did not end normally, whatever came before.
+    if (this.#buffered > 0) throw unreadableFrame(`a truncated message (${this.#buffered} bytes after the last whole one)`);
+  }
+}
+
+/** The event-stream framing, pushed (the relay's). */
+export const eventStreamDecoding: FrameDecoding<BedrockEvent> = (limits, secrets, emit) => new EventStreamDecoder(limits, secrets, emit);
+
+/**
+ * The event-stream framing, pulled.
  *
  * @example
  * for await (const event of readEventStream(response.body, limits, secrets)) translator.push(event);
  */
-export async function* readEventStream(body: AsyncIterable<Uint8Array | string>, limits: SseLimits, secrets: readonly string[] = []): AsyncGenerator<BedrockEvent> {
-  // The bytes of the message being received, joined once it is whole: a message trickled a byte at a
-  // time is not copied again on every byte.
-  const parts: Buffer[] = [];
-  let buffered = 0;
-  let streamBytes = 0;
-  /** The length the message being received announced; 0 until its first four bytes came. */
-  let announced = 0;
-  for await (const chunk of body) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    streamBytes += bytes.length;
-    if (streamBytes > limits.maxStreamBytes) throw answerTooLarge('a stream', limits.maxStreamBytes);
-    parts.push(bytes);
-    buffered += bytes.length;
-    for (;;) {
-      if (announced === 0) {
-        if (buffered < 4) break;
-        if (parts[0]!.length < 4) parts.splice(0, parts.length, Buffer.concat(parts, buffered));
-        announced = parts[0]!.readUInt32BE(0);
-        if (announced < MINIMUM_MESSAGE_BYTES) throw unreadableFrame(`a message length of ${announced} bytes`);
-        if (announced > limits.maxEventBytes) throw answerTooLarge('a stream event', limits.maxEventBytes);
-      }
-      if (buffered < announced) break;
-      const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts, buffered);
-      const event = eventOf(decode(joined.subarray(0, announced)), secrets);
-      const rest = joined.subarray(announced);
-      parts.length = 0;
-      if (rest.length > 0) parts.push(rest);
-      buffered = rest.length;
-      announced = 0;
-      if (event) yield event;
-    }
-  }
-  // contract §6.1: a stream cut inside a message did not end normally, whatever came before.
-  if (buffered > 0) throw unreadableFrame(`a truncated message (${buffered} bytes after the last whole one)`);
-}
+export const readEventStream = pulled(eventStreamDecoding);
 
 function decode(frame: Buffer): Message {
   if (frame.readUInt32BE(4) > frame.length - MINIMUM_MESSAGE_BYTES) throw unreadableFrame('a headers length past the message');
