@@ -40,6 +40,9 @@ export class Runtime {
   readonly #policy: Promise<{ policy: Policy; admin: AdminOperations }>;
   readonly #policyOnly: Promise<Policy>;
   readonly #keysReady: Promise<KeyRing>;
+  /** The policy once its store is up, for the request path to take without an await (issue 19). */
+  #readyPolicy: Policy | undefined;
+  #keysAreReady = false;
 
   constructor(
     parsed: ParsedConfig,
@@ -51,10 +54,11 @@ export class Runtime {
     this.#policy = createPolicy({ config: this.config, keys: this.keys, clock: options.clock, baseDir: options.baseDir, logger: options.logger });
     this.#policyOnly = this.#policy.then((p) => p.policy);
     // A store that cannot start is answered where it is awaited (503 policy_unavailable), not as an unhandled rejection.
-    this.#policyOnly.catch(() => undefined);
+    this.#policyOnly.then((policy) => (this.#readyPolicy = policy), () => undefined);
     // A shared store answers for keys created on other instances, so authentication waits for it.
     const keys = () => this.keys;
     this.#keysReady = this.#policy.then(keys, keys);
+    this.#keysReady.then(() => (this.#keysAreReady = true));
   }
 
   sql(): Promise<SqlService> {
@@ -70,6 +74,11 @@ export class Runtime {
     return this.#policyOnly;
   }
 
+  /** policy()'s value once it resolved, else undefined (then await policy()). */
+  policyIfReady(): Policy | undefined {
+    return this.#readyPolicy;
+  }
+
   admin(): Promise<AdminOperations> {
     return this.#policy.then((p) => p.admin);
   }
@@ -77,6 +86,11 @@ export class Runtime {
   /** The key ring, once the policy store is up. */
   keyRing(): Promise<KeyRing> {
     return this.#keysReady;
+  }
+
+  /** keyRing()'s value once it resolved, else undefined (then await keyRing()). */
+  keyRingIfReady(): KeyRing | undefined {
+    return this.#keysAreReady ? this.keys : undefined;
   }
 
   async ready(): Promise<void> {

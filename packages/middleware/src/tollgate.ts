@@ -85,7 +85,8 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
     // Every answer carries its id — success, stream and every error, 401 included — in the header the
     // family's official SDK reads; written before anything else so no path can answer without it.
     const requestId = nextRequestId();
-    res.setHeader(requestIdHeader[match.kind === 'found' ? match.route.family : match.family], requestId);
+    const idHeader = requestIdHeader[match.kind === 'found' ? match.route.family : match.family];
+    if (match.kind !== 'found' || !match.route.writesRequestId) res.setHeader(idHeader, requestId);
     if (match.kind === 'wrong-method') {
       respondWithError(res, new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${match.allowed.join(', ')}`), match.family, { allow: match.allowed.join(', ') });
       return true;
@@ -102,7 +103,10 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
         if (observation) observation.reason = serviceError.kind;
         if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url} (request ${requestId})`, serviceError.cause ?? serviceError);
         if (res.headersSent) res.destroy();
-        else respondWithError(res, serviceError, match.route.family, unreadBodyHeaders(req));
+        else {
+          res.setHeader(idHeader, requestId);
+          respondWithError(res, serviceError, match.route.family, unreadBodyHeaders(req));
+        }
       } catch (renderFailure) {
         logger.error(`could not render an error on ${req.method} ${req.url} (request ${requestId})`, renderFailure);
         if (res.headersSent) res.destroy();

@@ -1,8 +1,12 @@
 // Tollgate as a user would run it: node:http with the middleware, memory store, one organization.
 // STORE (JSON) gives another store, e.g. Redis (idempotency-cpu.ts).
 import { createServer } from 'node:http';
-import { tollgate } from '@tollgate/middleware';
+import { tollgate as ownTollgate } from '@tollgate/middleware';
 import { answerMemoryProbes } from './memory-probes.js';
+
+// tollgate-base-server.ts runs this server on another build of the middleware.
+const other = process.env.TOLLGATE_BENCH_MIDDLEWARE;
+const tollgate: typeof ownTollgate = other ? ((await import(other)) as { tollgate: typeof ownTollgate }).tollgate : ownTollgate;
 
 const gate = tollgate(
   {

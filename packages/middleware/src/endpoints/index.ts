@@ -12,10 +12,11 @@ import { countTokens } from './count-tokens.js';
 export const routes: readonly Route<EndpointHandler>[] = [
   { method: 'POST', path: '/api/sql/query', family: 'sql', handler: sqlQuery },
   { method: 'GET', path: '/v1/models', family: 'openai', handler: listModels },
-  { method: 'POST', path: '/v1/chat/completions', family: 'openai', handler: chatCompletions },
-  { method: 'POST', path: '/v1/messages', family: 'anthropic', handler: messages },
-  { method: 'POST', path: '/v1/responses', family: 'openai', handler: responses },
-  { method: 'POST', path: '/v1/embeddings', family: 'embeddings', handler: embeddings },
+  // The model calls write their request id themselves (runModelCall; see Route.writesRequestId).
+  { method: 'POST', path: '/v1/chat/completions', family: 'openai', handler: chatCompletions, writesRequestId: true },
+  { method: 'POST', path: '/v1/messages', family: 'anthropic', handler: messages, writesRequestId: true },
+  { method: 'POST', path: '/v1/responses', family: 'openai', handler: responses, writesRequestId: true },
+  { method: 'POST', path: '/v1/embeddings', family: 'embeddings', handler: embeddings, writesRequestId: true },
   { method: 'POST', path: '/v1/messages/count_tokens', family: 'anthropic', handler: countTokens },
 ];
 

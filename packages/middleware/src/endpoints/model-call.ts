@@ -1,7 +1,7 @@
 import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import type { Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
-import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, sendJson, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
+import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJson, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { endUpstreamSpan, startUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
@@ -9,7 +9,7 @@ import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, t
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { answerTextOf } from '../translate/index.js';
-import { UpstreamFailure, type EventSink, type UpstreamCall, type UpstreamClient, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import { UpstreamFailure, type EventSink, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
@@ -44,10 +44,19 @@ interface RouteRequest {
  * @example
  * await runModelCall({ ctx, principal, model: gateway.plans.resolve(body.model, 'chat'), body });
  */
-export async function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body>): Promise<void> {
+export function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body>): Promise<void> {
   const { ctx } = call;
-  // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on.
+  // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on
+  // (no async step of their own: each costs a promise and a microtask per request, issue 19).
   if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call, ctx.departure);
+  // Its answers are recorded and replayed by the idempotency layer, which writes them itself: the id goes
+  // on the response first, as for any route (see Route.writesRequestId).
+  ctx.res.setHeader(requestIdHeader[ctx.family], ctx.requestId);
+  return runWithIdempotencyKey(call);
+}
+
+async function runWithIdempotencyKey(call: ModelCall): Promise<void> {
+  const { ctx } = call;
   const policy = await policyOf(call);
   const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
   // An idempotent JSON request runs to its answer even when its client leaves first: the answer is kept
@@ -72,13 +81,14 @@ async function runOnce(call: ModelCall, cancel: CancelSignal): Promise<void> {
     observation.stream = call.body.stream === true;
     observation.step('resolved');
   }
-  meter.admission = await admit(call, primary, meter.promptTokens);
+  meter.admission = await (observation ? observedAdmit(call, primary, meter.promptTokens) : admit(call, primary, meter.promptTokens));
   observation?.metrics?.slotTaken(call.principal.org);
   try {
     await serveWithFailover(call, primary, meter);
   } finally {
-    // Settles exactly once: a no-op when the response already settled before its last bytes.
-    await meter.settle();
+    // Settles exactly once: skipped when the answer already settled before its last bytes (a second call
+    // would be the admission's no-op, at the price of a promise and a microtask).
+    if (!meter.settled) await meter.settle();
     if (observation) observeSettlement(call, meter.usage());
   }
 }
@@ -99,6 +109,11 @@ function observeSettlement(call: ModelCall, usage: Usage): void {
   observation.step('settled');
 }
 
+/** The policy, without an await once the store is up (every request after the first few). */
+function policyNowOrLater(call: ModelCall): Policy | Promise<Policy> {
+  return call.ctx.runtime.policyIfReady() ?? policyOf(call);
+}
+
 async function policyOf(call: ModelCall): Promise<Policy> {
   try {
     return await call.ctx.runtime.policy();
@@ -112,18 +127,28 @@ async function policyOf(call: ModelCall): Promise<Policy> {
  * Steps 8–9. The prompt is tokenized before the call when its estimate is needed: by a tokens-per-minute
  * limit (the organization's or the key's) and by a priced prompt's reservation (README "Reservations").
  */
-async function admit(call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
-  const policy = await policyOf(call);
-  const observation = call.ctx.observation;
-  const started = observation ? performance.now() : 0;
+function admit(call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
+  const policy = policyNowOrLater(call);
+  if (policy instanceof Promise) return policy.then((ready) => admitBy(ready, call, primary, promptTokens));
+  return admitBy(policy, call, primary, promptTokens);
+}
+
+function admitBy(policy: Policy, call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
+  const tokensLimited = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
+  const estimate = tokensLimited || call.model.config.price.input > 0 ? promptTokens() : 0;
+  return policy.admit(admissionRequest(call, primary, estimate));
+}
+
+/** admit, timed and stepped for the observation (metrics, tracing, access lines). */
+async function observedAdmit(call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
+  const observation = call.ctx.observation!;
+  const started = performance.now();
   try {
-    const tokensLimited = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
-    const estimate = tokensLimited || call.model.config.price.input > 0 ? promptTokens() : 0;
-    const admission = await policy.admit(admissionRequest(call, primary, estimate));
-    observation?.step('admitted');
+    const admission = await admit(call, primary, promptTokens);
+    observation.step('admitted');
     return admission;
   } finally {
-    if (observation) observation.admitMs = performance.now() - started;
+    observation.admitMs = performance.now() - started;
   }
 }
 
@@ -178,7 +203,7 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
       return;
     } catch (error) {
       if (request.cancel.aborted) return;
-      if (error instanceof UpstreamFailure) nameUpstreamRequest(call, error.details.requestId);
+      if (error instanceof UpstreamFailure) nameFailedUpstream(call, meter, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw upstreamServiceError(error);
       failed = true;
       lastFailure = error;
@@ -194,7 +219,7 @@ const SINGLE_ROUTE = [0];
 export const ROUTE_HEADER = 'x-tollgate-route';
 
 /** `retry` counts the earlier attempts on this route (0 for its first). */
-async function attempt(call: ModelCall, request: RouteRequest, meter: Meter, retry: number): Promise<void> {
+function attempt(call: ModelCall, request: RouteRequest, meter: Meter, retry: number): Promise<void> {
   const { plan } = request;
   const stream = request.body.stream === true;
   const upstreamCall = upstreamCallOf(plan, prepareCall(plan.codec, plan.target, request.body, call.ctx.req.headers, stream), request.cancel);
@@ -206,6 +231,12 @@ async function attempt(call: ModelCall, request: RouteRequest, meter: Meter, ret
   if (!observation) return relay(call, request, meter, upstreamCall, headers, stream);
   observeAttempt(call, plan, retry);
   if (!observation.span) return relay(call, request, meter, upstreamCall, headers, stream);
+  return tracedRelay(call, request, meter, upstreamCall, headers, stream);
+}
+
+async function tracedRelay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
+  const { plan } = request;
+  const observation = call.ctx.observation!;
   // Tracing only: a copy of the (shared, cached) provider headers to carry this attempt's traceparent.
   const traced: Record<string, string> = Object.assign({}, upstreamCall.headers);
   const span = startUpstreamSpan(observation, { name: plan.providerName, kind: plan.provider.kind }, plan.target.model, plan.target.alias, traced);
@@ -228,21 +259,15 @@ function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {
   observation.metrics?.attempt(plan.providerName, retry > 0);
 }
 
-async function relay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
-  const upstream: UpstreamClient = call.ctx.runtime.gateway.upstream;
-  if (stream) {
-    const response = await upstream.postStream(upstreamCall);
-    firstByte(call, request);
-    nameUpstreamRequest(call, upstreamRequestIdOf(response.headers));
-    nameRoute(call, request.plan, meter);
-    await relayStream(call, request, response, headers, meter);
-  } else {
-    const answer = await upstream.postJson(upstreamCall);
-    firstByte(call, request);
-    nameUpstreamRequest(call, upstreamRequestIdOf(answer.headers));
-    nameRoute(call, request.plan, meter);
-    await relayJson(call, request, answer, headers, meter);
-  }
+function relay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
+  return stream ? relayStreamed(call, request, meter, upstreamCall, headers) : relayJson(call, request, meter, upstreamCall, headers);
+}
+
+async function relayStreamed(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>): Promise<void> {
+  const response = await call.ctx.runtime.gateway.upstream.postStream(upstreamCall);
+  firstByte(call, request);
+  nameAnswer(call, headers, request.plan, meter, upstreamRequestIdOf(response.headers));
+  await relayStream(call, request, response, headers, meter);
 }
 
 /** The route's first byte arrived: its time to first byte feeds its health (the lowest-latency strategy). */
@@ -251,31 +276,54 @@ function firstByte(call: ModelCall, request: RouteRequest): void {
   call.ctx.runtime.gateway.routes.firstByte(call.model.alias, request.index, clock.now() - request.started);
 }
 
-/** The route that answered, in the `x-tollgate-route` header and in the ledger line (README "Routing strategies"). */
-function nameRoute(call: ModelCall, plan: RoutePlan, meter: Meter): void {
+/**
+ * The answer's names, in its own header object (written by one writeHead, never setHeader: see
+ * Route.writesRequestId): Tollgate's request id, the route that answered (`x-tollgate-route`, also the
+ * ledger line's, README "Routing strategies") and the provider's own id of the call, so either side's logs
+ * can be searched. A failed-over route's provider id is never on it: each attempt has its own object.
+ */
+function nameAnswer(call: ModelCall, headers: Record<string, string>, plan: RoutePlan, meter: Meter, upstreamId: string | undefined): void {
   meter.route = plan.route;
-  if (!call.ctx.res.headersSent) call.ctx.res.setHeader(ROUTE_HEADER, plan.route);
+  // A failed-over route's id must not stay on the answer of the route after it.
+  if (meter.failedUpstreamNamed) nameFailedUpstream(call, meter, undefined);
+  headers[requestIdHeader[call.ctx.family]] = call.ctx.requestId;
+  headers[ROUTE_HEADER] = plan.route;
+  if (upstreamId !== undefined) headers[UPSTREAM_REQUEST_ID_HEADER] = upstreamId;
 }
 
-/** The provider's own id of the call that answered, beside Tollgate's, so either side's logs can be searched. */
-function nameUpstreamRequest(call: ModelCall, upstreamId: string | undefined): void {
+/**
+ * The provider's id of a failed call (or of an answer that failed after it arrived) on the response the error is
+ * rendered on; undefined takes an earlier route's off.
+ */
+function nameFailedUpstream(call: ModelCall, meter: Meter, upstreamId: string | undefined): void {
   const { res } = call.ctx;
   if (res.headersSent) return;
-  // A failed-over route's id must not stay on the answer of the route after it.
+  meter.failedUpstreamNamed = upstreamId !== undefined;
   if (upstreamId === undefined) res.removeHeader(UPSTREAM_REQUEST_ID_HEADER);
   else res.setHeader(UPSTREAM_REQUEST_ID_HEADER, upstreamId);
 }
 
-async function relayJson(call: ModelCall, request: RouteRequest, answer: UpstreamJson, headers: Record<string, string>, meter: Meter): Promise<void> {
+async function relayJson(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>): Promise<void> {
+  const answer = await call.ctx.runtime.gateway.upstream.postJson(upstreamCall);
+  firstByte(call, request);
+  const upstreamId = upstreamRequestIdOf(answer.headers);
   const { plan } = request;
-  const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
-  meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
-  // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
-  // already on this path), so its cost is known and told; a stream's is not (its headers went first).
-  const charged = await meter.settle();
-  if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
-  call.ctx.observation?.markFirstByte();
-  sendJson(call.ctx.res, 200, body, headers);
+  nameAnswer(call, headers, plan, meter, upstreamId);
+  try {
+    const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
+    meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
+    // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
+    // already on this path), so its cost is known and told; a stream's is not (its headers went first).
+    const charged = await meter.settle();
+    meter.settled = true;
+    if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
+    call.ctx.observation?.markFirstByte();
+    sendJson(call.ctx.res, 200, body, headers);
+  } catch (error) {
+    // An error rendered instead of this answer still names the provider's call (its logs hold the answer).
+    nameFailedUpstream(call, meter, upstreamId);
+    throw error;
+  }
 }
 
 /**
@@ -371,6 +419,12 @@ class Meter {
 
   /** The route that answered (`provider/model`), for the ledger line. */
   route: string | undefined = undefined;
+
+  /** A settle already finished (a JSON answer's, before its body): a later one would be the admission's no-op. */
+  settled = false;
+
+  /** A failed call's provider id is on the response (set, not in an answer's own headers). */
+  failedUpstreamNamed = false;
 
   /** Settles what was recorded; the admission makes later calls no-ops. Resolves to the micro-dollars charged, if known. */
   settle(): Promise<number | undefined> {

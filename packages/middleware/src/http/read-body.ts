@@ -21,8 +21,30 @@ export async function readJsonBody(req: MaybeParsedRequest, options: { limitByte
     if (jsonDepthExceeds(preParsed, MAX_JSON_DEPTH)) throw tooDeep();
     return preParsed;
   }
-  return parseJson(await readRaw(req, options.limitBytes, options.deadlineMs), options.limitBytes);
+  return parseJson(bufferedBody(req) ?? (await readRaw(req, options.limitBytes, options.deadlineMs)), options.limitBytes);
 }
+
+/**
+ * The whole body, when Node's parser already holds it: a small body arrives with its headers and is buffered
+ * before the handler reads it (every byte its Content-Length declares; `req.complete` turns true only later).
+ * One read() of the buffer then, instead of a promise, three listeners and the stream's flowing events
+ * (issue 19); undefined when any of it is still to come, already taken, or not sized (chunked).
+ */
+function bufferedBody(req: IncomingMessage): Buffer | undefined {
+  const buffered = req.readableLength;
+  if (buffered === 0 || req.readableFlowing !== null || req.readableEncoding !== null || Number(req.headers['content-length']) !== buffered) return undefined;
+  const body = req.read() as Buffer | null;
+  if (body === null) return undefined;
+  // Its end is parsed a turn later (`req.complete` turns true then): flowing, the request emits 'end' as after
+  // readRaw, which an error's answer waits for before it keeps the connection (tollgate.ts unreadBodyHeaders).
+  req.resume();
+  // As after readRaw: an error listener stays (an unheard error on a stream that is not node:http's would crash).
+  req.on('error', ignoreLateError);
+  return body;
+}
+
+/** A client gone after its body was read: its answer has nowhere to go, and the response's close says so. */
+function ignoreLateError(): void {}
 
 /** Express 5 leaves `req.body` undefined without a parser, but some parsers set `{}` on non-matching types. */
 function isEmptyParse(value: unknown): boolean {

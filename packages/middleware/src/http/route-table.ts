@@ -6,6 +6,12 @@ export interface Route<Handler> {
   path: string;
   family: ErrorFamily;
   handler: Handler;
+  /**
+   * The handler puts the request id in its answer's own headers (one writeHead, no setHeader before it:
+   * Node then takes its fast path, ~1 µs a request) and sets it itself before any other writer; the
+   * dispatcher sets it on every other route, and on every error it renders.
+   */
+  writesRequestId?: true;
 }
 
 export type RouteMatch<Handler> =

@@ -24,16 +24,29 @@ export interface RetryPolicy {
  * @example
  * const response = await withRetries((n) => send(call), { retries: 2, baseMs: 250, maxMs: 4000, classify }, departure);
  */
-export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, signal?: CancelSignal): Promise<T> {
+export function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, signal?: CancelSignal): Promise<T> {
+  // The first attempt is the caller's own promise: no async step of its own on the path of every request (issue 19).
+  let first: Promise<T>;
+  try {
+    first = attempt(0);
+  } catch (error) {
+    first = Promise.reject(error); // thrown before its first await: retried like a rejection, as before
+  }
+  return policy.retries === 0 ? first : first.catch((error: unknown) => retryAfter(error, attempt, policy, signal));
+}
+
+/** Attempt 0 failed with `error`: another attempt after a backoff if it is worth one, else the failure. */
+async function retryAfter<T>(error: unknown, attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, signal: CancelSignal | undefined): Promise<T> {
   const random = policy.random ?? Math.random;
   for (let attemptNumber = 0; ; attemptNumber++) {
+    const failure = policy.classify(error);
+    if (!failure.transient || attemptNumber >= policy.retries || signal?.aborted) throw error;
+    const backoff = random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attemptNumber);
+    await sleep(Math.min(policy.maxMs, Math.max(backoff, failure.retryAfterMs ?? 0)), signal);
     try {
-      return await attempt(attemptNumber);
-    } catch (error) {
-      const failure = policy.classify(error);
-      if (!failure.transient || attemptNumber >= policy.retries || signal?.aborted) throw error;
-      const backoff = random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attemptNumber);
-      await sleep(Math.min(policy.maxMs, Math.max(backoff, failure.retryAfterMs ?? 0)), signal);
+      return await attempt(attemptNumber + 1);
+    } catch (next) {
+      error = next;
     }
   }
 }
