@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { ANSWER_TAP, type AnswerTap } from '../http/index.js';
 import type { StoredAnswer } from './idempotency-types.js';
 
 /** Per connection, not per answer: a replay gets its own. */
@@ -7,10 +8,13 @@ const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', '
 /**
  * Keeps a copy of what a handler writes (status, headers, body bytes up to a bound) so an idempotent
  * request's answer can be replayed. Installed only on requests that carry an Idempotency-Key, so other
- * requests pay nothing for it.
+ * requests pay nothing for it. A JSON answer is told by sendJson (its ANSWER_TAP: the payload string as
+ * written, kept as is, nothing wrapped); a stream's writes are seen by wrapping the response's methods.
  */
 export class ResponseRecorder {
   #chunks: Buffer[] = [];
+  /** The JSON payload as sendJson wrote it (a tapped response); a string owns its memory, so it is kept without a copy. */
+  #payload: string | undefined = undefined;
   #bytes = 0;
   #tooLarge = false;
   #given: OutgoingHttpHeaders = {};
@@ -21,10 +25,25 @@ export class ResponseRecorder {
    */
   endedWhole = false;
 
+  /** `json`: the answer is one sendJson (a non-streaming model call), told through its tap. */
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBytes: number,
+    json = false,
   ) {
+    if (json) (res as { [ANSWER_TAP]?: AnswerTap })[ANSWER_TAP] = this.#tapped;
+    else this.#wrap(res);
+  }
+
+  readonly #tapped: AnswerTap = (_status, headers, payload) => {
+    this.#given = headers;
+    this.endedWhole = true;
+    // A UTF-8 byte is at most as many as three UTF-16 units: the exact count only when that could pass the bound.
+    if (payload.length * 3 > this.maxBytes && Buffer.byteLength(payload) > this.maxBytes) this.#tooLarge = true;
+    else this.#payload = payload;
+  };
+
+  #wrap(res: ServerResponse): void {
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -53,7 +72,7 @@ export class ResponseRecorder {
     for (const name in given) keepHeader(headers, name.toLowerCase(), given[name]);
     const set = this.res.getHeaders();
     for (const name in set) if (!headers.some((header) => header[0] === name)) keepHeader(headers, name, set[name]);
-    return { status: this.res.statusCode, headers, body: ownedBody(this.#chunks, this.#bytes) };
+    return { status: this.res.statusCode, headers, body: this.#payload ?? ownedBody(this.#chunks, this.#bytes) };
   }
 
   get status(): number {
