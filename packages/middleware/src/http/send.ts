@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 /**
  * Where a response whose JSON answer is kept for an Idempotency-Key (idempotency/response-recorder.ts) is
  * told what sendJson wrote: the recorder then wraps none of the response's methods (README "Idempotency keys").
+ * A symbol-keyed property, set only on such responses; the other answers pay one missed property read.
  */
 export const ANSWER_TAP = Symbol('tollgate.answerTap');
 export type AnswerTap = (status: number, headers: Record<string, string | number>, payload: string) => void;
