@@ -76,4 +76,21 @@ describe('recording an answer to replay it', () => {
     assert.equal(endedWhole, true);
     assert.equal(kept, undefined);
   });
+
+  it('keeps a stream of multi-byte UTF-8 frames and a latin1 write byte for byte, the stream over the bound not at all', async () => {
+    const { kept } = await recorded((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: héllo 🙂\n\n');
+      res.write('data: caf\u00e9\n\n', 'latin1');
+      res.end('data: \ud83d\n\n'); // a lone surrogate: sent, and kept, as U+FFFD
+    });
+    const sent = Buffer.concat([Buffer.from('data: héllo 🙂\n\n'), Buffer.from('data: caf\u00e9\n\n', 'latin1'), Buffer.from('data: \ud83d\n\n')]);
+    assert.deepEqual(kept!.body, sent);
+    const over = await recorded((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 🙂🙂🙂\n\n'); // 14 UTF-16 units, 20 UTF-8 bytes
+      res.end();
+    }, { maxBytes: 19 });
+    assert.equal(over.kept, undefined);
+  });
 });

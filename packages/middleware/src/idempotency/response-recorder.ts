@@ -12,7 +12,8 @@ const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', '
  * written, kept as is, nothing wrapped); a stream's writes are seen by wrapping the response's methods.
  */
 export class ResponseRecorder {
-  #chunks: Buffer[] = [];
+  /** A stream's writes as given: a UTF-8 string (an SSE frame) is copied once, into the kept body, at the end. */
+  #chunks: (Buffer | string)[] = [];
   /** The JSON payload as sendJson wrote it (a tapped response); a string owns its memory, so it is kept without a copy. */
   #payload: string | undefined = undefined;
   #bytes = 0;
@@ -82,14 +83,16 @@ export class ResponseRecorder {
   #keep(chunk: unknown, encoding: unknown): void {
     if (this.#tooLarge || chunk === undefined || chunk === null) return;
     // A Buffer written is not changed afterwards by its writer (Node may still be sending it): kept without a copy.
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    this.#bytes += bytes.length;
+    // A UTF-8 string (every SSE frame) is kept as it is and counted, not encoded per write.
+    const utf8 = typeof chunk === 'string' && (typeof encoding !== 'string' || encoding === 'utf8' || encoding === 'utf-8');
+    const kept = utf8 ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, encoding as BufferEncoding) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    this.#bytes += typeof kept === 'string' ? Buffer.byteLength(kept) : kept.length;
     if (this.#bytes > this.maxBytes) {
       this.#tooLarge = true;
       this.#chunks = [];
       return;
     }
-    this.#chunks.push(bytes);
+    this.#chunks.push(kept);
   }
 }
 
@@ -98,12 +101,12 @@ export class ResponseRecorder {
  * buffer (Node's 8 KiB pool for small strings, a socket's read buffer) that it would hold alive unaccounted.
  * One chunk that already owns its memory is kept as it is; otherwise the chunks are copied once.
  */
-function ownedBody(chunks: Buffer[], bytes: number): Buffer {
+function ownedBody(chunks: (Buffer | string)[], bytes: number): Buffer {
   const only = chunks.length === 1 ? chunks[0]! : undefined;
-  if (only && only.byteOffset === 0 && only.buffer.byteLength === only.length) return only;
+  if (only instanceof Buffer && only.byteOffset === 0 && only.buffer.byteLength === only.length) return only;
   const body = Buffer.allocUnsafeSlow(bytes);
   let at = 0;
-  for (const chunk of chunks) at += chunk.copy(body, at);
+  for (const chunk of chunks) at += typeof chunk === 'string' ? body.write(chunk, at) : chunk.copy(body, at);
   return body;
 }
 
