@@ -65,8 +65,12 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
   } finally {
     const whole = recorder.endedWhole && recorder.status >= 200 && recorder.status < 300;
     // A store that fails here leaves a running claim, which expires (RUNNING_TTL_MS): never a second run meanwhile.
-    const finished = whole ? store.complete(org, key, claim.token, recorder.answer()) : store.abandon(org, key, claim.token);
-    if (finished) await finished.catch(() => undefined);
+    try {
+      const finished = whole ? store.complete(org, key, claim.token, recorder.answer()) : store.abandon(org, key, claim.token);
+      if (finished) await finished;
+    } catch {
+      // Nothing to tell: the answer was already given (or the failure is being thrown).
+    }
   }
 }
 
