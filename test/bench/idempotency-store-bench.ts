@@ -4,6 +4,7 @@
 // It runs the build (`npx tsc -b packages/middleware` first), as the gateway benches do.
 // `OPS=20000 ROUNDS=5 node --conditions=tollgate-source --import tsx test/bench/idempotency-store-bench.ts`.
 // BASE=<dir of another checkout> runs that checkout's stores too, in the same rounds (answers in its format).
+// STORES=memory (or redis) runs one kind only.
 import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { MemoryIdempotencyStore, type IdempotencyStore } from '../../packages/middleware/dist/idempotency/index.js';
@@ -32,8 +33,10 @@ const headers: [string, string][] = [
   ['x-ratelimit-remaining-requests', '999999'],
   ['x-tollgate-route', 'upstream/gpt-4o'],
 ];
-const current = { status: 200, headers, body };
-const previous = { status: 200, headers, body: body.toString('base64') };
+// A JSON answer as each version keeps it: since session 17 the payload string sendJson wrote; before, its bytes.
+const current = { status: 200, headers, body: body.toString() };
+const previous = { status: 200, headers, body };
+const kinds = (process.env.STORES ?? 'memory,redis').split(',');
 
 interface Subject {
   name: string;
@@ -63,6 +66,7 @@ if (process.env.BASE) {
   subjects.push({ name: 'memory (base)', store: new memory.MemoryIdempotencyStore(systemClock, bounds), answer: previous });
   subjects.push({ name: 'redis (base)', store: new redisStore.RedisIdempotencyStore(connect(), 'base:'), answer: previous, redisPid });
 }
+for (let i = subjects.length - 1; i >= 0; i--) if (!kinds.includes(subjects[i]!.name.split(' ')[0]!)) subjects.splice(i, 1);
 
 let serial = 0;
 async function claimAndKeep(subject: Subject): Promise<void> {

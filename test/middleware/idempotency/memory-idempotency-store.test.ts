@@ -50,4 +50,21 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     clock.advance(1);
     assert.equal((await store.begin('acme', 'a', 'f')).state, 'claimed');
   });
+
+  it('counts a kept JSON string at the memory V8 holds for it: two bytes a character once any is not ASCII', () => {
+    // 100 characters: an ASCII answer holds 100 bytes (+28 of headers) and two fit in 300; with one "é" it holds 200.
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 100, maxBytes: 300 });
+    const keep = (key: string, body: string) => {
+      const claim = store.begin('acme', key, 'f');
+      if (claim instanceof Promise || claim.state !== 'claimed') throw new Error('the memory store claims synchronously');
+      store.complete('acme', key, claim.token, { status: 200, headers: [['content-type', 'application/json']], body });
+    };
+    keep('a', 'x'.repeat(100));
+    keep('b', 'y'.repeat(100));
+    assert.equal(store.size, 2, 'two ASCII answers fit');
+    keep('c', `é${'z'.repeat(99)}`);
+    assert.equal(store.size, 1, 'the non-ASCII answer alone fills the bound');
+    const replayed = store.begin('acme', 'c', 'f');
+    assert.deepEqual(replayed, { state: 'done', answer: { status: 200, headers: [['content-type', 'application/json']], body: `é${'z'.repeat(99)}` } });
+  });
 });

@@ -58,11 +58,12 @@ export function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body
 async function runWithIdempotencyKey(call: ModelCall): Promise<void> {
   const { ctx } = call;
   const policy = await policyOf(call);
-  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes };
+  const stream = call.body.stream === true;
+  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes, stream };
   // An idempotent JSON request runs to its answer even when its client leaves first: the answer is kept
   // for the client's retry, which then gets it without a second run or charge (README "Idempotency keys").
   // A stream still stops with its client (what it relayed is billed, and the key is freed).
-  const cancel = call.body.stream === true ? ctx.departure : NEVER_CANCELLED;
+  const cancel = stream ? ctx.departure : NEVER_CANCELLED;
   await runIdempotently(idempotent, () => runOnce(call, cancel));
 }
 

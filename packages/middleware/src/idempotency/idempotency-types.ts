@@ -3,8 +3,11 @@ export interface StoredAnswer {
   status: number;
   /** Each header once, as sent (lower-case names; a repeated header's values as a list, in order). */
   headers: [string, string | string[]][];
-  /** The body bytes as written, a JSON answer or a whole SSE stream: kept as they are, never re-encoded. */
-  body: Buffer;
+  /**
+   * The body as written, never re-encoded: a JSON answer's payload string as sendJson wrote it (a string owns
+   * its memory), a whole SSE stream's bytes; always bytes when read back from Redis.
+   */
+  body: Buffer | string;
 }
 
 /** What `begin` found for an organization's key. */
@@ -24,11 +27,12 @@ export type IdempotencyClaim =
  * the organization's slot, so every instance sees them.
  */
 export interface IdempotencyStore {
-  begin(org: string, key: string, fingerprint: string): Promise<IdempotencyClaim>;
+  /** The memory store answers synchronously (no promise, no hop on the request's path); Redis with a promise. */
+  begin(org: string, key: string, fingerprint: string): IdempotencyClaim | Promise<IdempotencyClaim>;
   /** Records the answer (undefined: finished, but too large to keep) if `token` still holds the key. */
-  complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): Promise<void>;
+  complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): void | Promise<void>;
   /** Frees the key (the request was refused or failed before a whole answer) if `token` still holds it. */
-  abandon(org: string, key: string, token: string): Promise<void>;
+  abandon(org: string, key: string, token: string): void | Promise<void>;
 }
 
 /** How long an answer is replayed. */

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServiceError } from '../errors/index.js';
-import type { IdempotencyStore } from './idempotency-types.js';
+import type { IdempotencyClaim, IdempotencyStore } from './idempotency-types.js';
 import { ResponseRecorder, replayAnswer } from './response-recorder.js';
 
 export interface IdempotentRequest {
@@ -12,6 +12,8 @@ export interface IdempotentRequest {
   body: unknown;
   store: IdempotencyStore;
   maxAnswerBytes: number;
+  /** A streamed answer (SSE); else one JSON answer written by sendJson, recorded through its tap. */
+  stream: boolean;
 }
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -26,7 +28,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * lets such a request run on). Without the header, `run` is called as is.
  *
  * @example
- * await runIdempotently({ req, res, org, body, store, maxAnswerBytes }, () => serve());
+ * await runIdempotently({ req, res, org, body, store, maxAnswerBytes, stream: false }, () => serve());
  */
 export async function runIdempotently(request: IdempotentRequest, run: () => Promise<void>): Promise<void> {
   const header = request.req.headers['idempotency-key'];
@@ -37,9 +39,11 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
   }
   const fingerprint = fingerprintOf(request);
   const { store, org } = request;
-  let claim;
+  let claim: IdempotencyClaim;
   try {
-    claim = await store.begin(org, key, fingerprint);
+    // The memory store answers synchronously: no await, so no hop, on the request's path.
+    const begun = store.begin(org, key, fingerprint);
+    claim = begun instanceof Promise ? await begun : begun;
   } catch (error) {
     throw new ServiceError('policy_unavailable', 'The idempotency record could not be read; retry in a few seconds', { cause: error });
   }
@@ -55,13 +59,18 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
     case 'claimed':
       break;
   }
-  const recorder = new ResponseRecorder(request.res, request.maxAnswerBytes);
+  const recorder = new ResponseRecorder(request.res, request.maxAnswerBytes, !request.stream);
   try {
     await run();
   } finally {
     const whole = recorder.endedWhole && recorder.status >= 200 && recorder.status < 300;
     // A store that fails here leaves a running claim, which expires (RUNNING_TTL_MS): never a second run meanwhile.
-    await (whole ? store.complete(org, key, claim.token, recorder.answer()) : store.abandon(org, key, claim.token)).catch(() => undefined);
+    try {
+      const finished = whole ? store.complete(org, key, claim.token, recorder.answer()) : store.abandon(org, key, claim.token);
+      if (finished) await finished;
+    } catch {
+      // Nothing to tell: the answer was already given (or the failure is being thrown).
+    }
   }
 }
 

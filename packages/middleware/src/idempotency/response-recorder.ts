@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { ANSWER_TAP, type AnswerTap } from '../http/index.js';
 import type { StoredAnswer } from './idempotency-types.js';
 
 /** Per connection, not per answer: a replay gets its own. */
@@ -7,10 +8,14 @@ const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', '
 /**
  * Keeps a copy of what a handler writes (status, headers, body bytes up to a bound) so an idempotent
  * request's answer can be replayed. Installed only on requests that carry an Idempotency-Key, so other
- * requests pay nothing for it.
+ * requests pay nothing for it. A JSON answer is told by sendJson (its ANSWER_TAP: the payload string as
+ * written, kept as is, nothing wrapped); a stream's writes are seen by wrapping the response's methods.
  */
 export class ResponseRecorder {
-  #chunks: Buffer[] = [];
+  /** A stream's writes as given: a UTF-8 string (an SSE frame) is copied once, into the kept body, at the end. */
+  #chunks: (Buffer | string)[] = [];
+  /** The JSON payload as sendJson wrote it (a tapped response); a string owns its memory, so it is kept without a copy. */
+  #payload: string | undefined = undefined;
   #bytes = 0;
   #tooLarge = false;
   #given: OutgoingHttpHeaders = {};
@@ -21,10 +26,25 @@ export class ResponseRecorder {
    */
   endedWhole = false;
 
+  /** `json`: the answer is one sendJson (a non-streaming model call), told through its tap. */
   constructor(
     private readonly res: ServerResponse,
     private readonly maxBytes: number,
+    json = false,
   ) {
+    if (json) (res as { [ANSWER_TAP]?: AnswerTap })[ANSWER_TAP] = this.#tapped;
+    else this.#wrap(res);
+  }
+
+  readonly #tapped: AnswerTap = (_status, headers, payload) => {
+    this.#given = headers;
+    this.endedWhole = true;
+    // A UTF-8 byte is at most as many as three UTF-16 units: the exact count only when that could pass the bound.
+    if (payload.length * 3 > this.maxBytes && Buffer.byteLength(payload) > this.maxBytes) this.#tooLarge = true;
+    else this.#payload = payload;
+  };
+
+  #wrap(res: ServerResponse): void {
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -53,7 +73,7 @@ export class ResponseRecorder {
     for (const name in given) keepHeader(headers, name.toLowerCase(), given[name]);
     const set = this.res.getHeaders();
     for (const name in set) if (!headers.some((header) => header[0] === name)) keepHeader(headers, name, set[name]);
-    return { status: this.res.statusCode, headers, body: ownedBody(this.#chunks, this.#bytes) };
+    return { status: this.res.statusCode, headers, body: this.#payload ?? ownedBody(this.#chunks, this.#bytes) };
   }
 
   get status(): number {
@@ -63,14 +83,16 @@ export class ResponseRecorder {
   #keep(chunk: unknown, encoding: unknown): void {
     if (this.#tooLarge || chunk === undefined || chunk === null) return;
     // A Buffer written is not changed afterwards by its writer (Node may still be sending it): kept without a copy.
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    this.#bytes += bytes.length;
+    // A UTF-8 string (every SSE frame) is kept as it is and counted, not encoded per write.
+    const utf8 = typeof chunk === 'string' && (typeof encoding !== 'string' || encoding === 'utf8' || encoding === 'utf-8');
+    const kept = utf8 ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, encoding as BufferEncoding) : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    this.#bytes += typeof kept === 'string' ? Buffer.byteLength(kept) : kept.length;
     if (this.#bytes > this.maxBytes) {
       this.#tooLarge = true;
       this.#chunks = [];
       return;
     }
-    this.#chunks.push(bytes);
+    this.#chunks.push(kept);
   }
 }
 
@@ -79,12 +101,12 @@ export class ResponseRecorder {
  * buffer (Node's 8 KiB pool for small strings, a socket's read buffer) that it would hold alive unaccounted.
  * One chunk that already owns its memory is kept as it is; otherwise the chunks are copied once.
  */
-function ownedBody(chunks: Buffer[], bytes: number): Buffer {
+function ownedBody(chunks: (Buffer | string)[], bytes: number): Buffer {
   const only = chunks.length === 1 ? chunks[0]! : undefined;
-  if (only && only.byteOffset === 0 && only.buffer.byteLength === only.length) return only;
+  if (only instanceof Buffer && only.byteOffset === 0 && only.buffer.byteLength === only.length) return only;
   const body = Buffer.allocUnsafeSlow(bytes);
   let at = 0;
-  for (const chunk of chunks) at += chunk.copy(body, at);
+  for (const chunk of chunks) at += typeof chunk === 'string' ? body.write(chunk, at) : chunk.copy(body, at);
   return body;
 }
 
