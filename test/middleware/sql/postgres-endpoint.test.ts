@@ -261,6 +261,31 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.deepEqual([response.status, response.body.error_code], [400, 'empty_query']);
     });
 
+    it('answers a repeated query text with each request its own values, and still refuses params that do not fit it or a statement the policy refuses', async () => {
+      const sql = await start();
+      await sql({ query: 'CREATE TABLE kv(k int, v text); INSERT INTO kv VALUES (1, ?), (2, ?)', params: ['one', 'two'] });
+      const positional = 'SELECT v FROM kv WHERE k = ?';
+      const named = 'SELECT v FROM kv WHERE k = :k OR v = :v';
+      for (const [k, v] of [[1, 'one'], [2, 'two'], [1, 'one']] as const) {
+        assert.deepEqual((await sql({ query: positional, params: [k] })).body.data, [[v]]);
+        assert.deepEqual((await sql({ query: named, params: { k, v: 'none' } })).body.data, [[v]]);
+        assert.deepEqual((await sql({ query: named, params: { ':k': 0, '@v': v } })).body.data, [[v]]);
+      }
+      for (const params of [[], [1, 2]]) {
+        const response = await sql({ query: positional, params });
+        assert.deepEqual([response.status, response.body.error_code], [400, 'parameter_mismatch']);
+      }
+      const missing = await sql({ query: named, params: { k: 1 } });
+      assert.deepEqual([missing.status, missing.body.error_code, missing.body.error_message], [400, 'parameter_mismatch', 'The query names :v but params has no "v"']);
+      // Without params nothing is rewritten: the same text is PostgreSQL's own `?`-free SQL, answered as such.
+      const unbound = await sql({ query: positional });
+      assert.equal(unbound.status, 400);
+      for (let i = 0; i < 2; i++) {
+        const refused = await sql({ query: 'SELECT 1; SET search_path = x' });
+        assert.deepEqual([refused.status, refused.body.error_code, refused.body.context.statement_index], [400, 'statement_not_allowed', 1]);
+      }
+    });
+
     it('reads dollar-quoted bodies, E strings, casts and nested comments as PostgreSQL does', async () => {
       const sql = await start();
       const { status, body } = await sql({ query: "SELECT $$a;?b$$ AS d, E'it\\'s ?' AS e, '5'::int AS c /* outer /* inner ? */ still ; comment */ , ? AS p", params: ['x'] });
@@ -380,6 +405,10 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       this.timeout(30_000);
       const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 2 } } } });
       assert.equal((await sql({ query: 'SELECT 1 AS one' })).status, 200);
+      // Outside a test runner an unhandled rejection ends the process: a hung server must not cause one.
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
       server.freeze();
       try {
         for (const query of ['SELECT 1 AS one', 'INSERT INTO nowhere VALUES (1); SELECT 2']) {
@@ -390,7 +419,9 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
         }
       } finally {
         server.thaw();
+        process.off('unhandledRejection', onUnhandled);
       }
+      assert.deepEqual(unhandled, []);
       const back = await sql({ query: 'SELECT 1 AS one' });
       assert.deepEqual([back.status, back.body.data], [200, [[1]]]);
     });

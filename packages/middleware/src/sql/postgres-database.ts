@@ -4,9 +4,10 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
-import { refusePostgresStatement } from './postgres-statement-policy.js';
+import { PostgresStatementPlans } from './postgres-statement-plans.js';
+import { sendOwnStatement } from './postgres-own-statement.js';
 import { releaseAfterReset, sendWithReset } from './postgres-session-reset.js';
-import { splitPostgres, type PostgresStatement } from './postgres-statements.js';
+import type { PostgresStatement } from './postgres-statements.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
 import type { QueryOptions } from './sql-database.js';
@@ -60,6 +61,7 @@ function runsAlone(statement: PostgresStatement): boolean {
  */
 export class PostgresDatabase implements SqlEngine {
   readonly #pool: pg.Pool;
+  readonly #plans = new PostgresStatementPlans();
 
   constructor(private readonly options: PostgresDatabaseOptions) {
     this.#pool = new pg.Pool({
@@ -105,7 +107,7 @@ export class PostgresDatabase implements SqlEngine {
       return sent.answer;
     };
     try {
-      if (!alone) await this.#send(client, `${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeoutMs}`, readTimeoutMs);
+      if (!alone) await sendOwnStatement(client, `${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeoutMs}`, readTimeoutMs);
       const budget = new ResultBudget(limits.maxResultBytes);
       const results: StatementResult[] = [];
       let answer: StatementResult | undefined;
@@ -113,18 +115,20 @@ export class PostgresDatabase implements SqlEngine {
         const statement = statements[index]!;
         const final = index === statements.length - 1;
         if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
-        else if (alone) answer = await last(() => this.#run(client, statement, true, budget, readTimeoutMs));
+        else if (alone) answer = await last(() => this.#run(client, statement, true, budget, undefined));
         else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs);
         if (limits.allResults) results.push(answer);
       }
-      if (!alone) await last(() => this.#send(client, 'COMMIT', readTimeoutMs));
-      // `changed` before the spread, as the sql.js kind does (one hidden class for every outcome).
-      outcome = limits.allResults ? { changed: false, results, ...answer! } : { changed: false, ...answer! };
+      if (!alone) await last(() => sendOwnStatement(client, 'COMMIT', undefined));
+      // The last result becomes the outcome (no copy per request: README "performance rule").
+      outcome = answer as QueryOutcome;
+      outcome.changed = false;
+      if (limits.allResults) outcome.results = results;
     } catch (error) {
       // A hung server would not answer a ROLLBACK either: the connection is dropped, which rolls back.
       if (isServerGone(error)) broken = error as Error;
       // Once the last exchange went out (a lone statement, COMMIT) the transaction is over: nothing to roll back.
-      else if (!reset) await last(() => this.#send(client, 'ROLLBACK', readTimeoutMs)).catch((rollbackError: Error) => (broken = rollbackError));
+      else if (!reset) await last(() => sendOwnStatement(client, 'ROLLBACK', undefined)).catch((rollbackError: Error) => (broken = rollbackError));
       throw this.#failure(error, signal?.aborted === true, index);
     } finally {
       signal?.off('abort', cancel);
@@ -136,11 +140,6 @@ export class PostgresDatabase implements SqlEngine {
       releaseAfterReset(client, reset, readTimeoutMs, broken);
     }
     return outcome;
-  }
-
-  /** A statement of Tollgate's own, with the client-side read timeout that catches a hung server. */
-  #send(client: pg.PoolClient, text: string, readTimeoutMs: number): Promise<unknown> {
-    return client.query({ text, query_timeout: readTimeoutMs } as pg.QueryConfig);
   }
 
   #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number) {
@@ -163,14 +162,7 @@ export class PostgresDatabase implements SqlEngine {
   #statements(query: string, params: SqlParams | undefined): PostgresStatement[] {
     let statements: PostgresStatement[];
     try {
-      statements = splitPostgres(query, params);
-      statements.forEach((statement, index) => {
-        try {
-          refusePostgresStatement(statement);
-        } catch (error) {
-          throw Object.assign(error as Error, { statementIndex: index });
-        }
-      });
+      statements = this.#plans.statements(query, params);
     } catch (error) {
       throw this.#failure(error, false, (error as { statementIndex?: number }).statementIndex);
     }
@@ -178,7 +170,8 @@ export class PostgresDatabase implements SqlEngine {
     return statements;
   }
 
-  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number): Promise<StatementResult> {
+  /** `readTimeoutMs` undefined: the session reset pipelined behind the statement carries it (sendWithReset). */
+  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number | undefined): Promise<StatementResult> {
     const { maxRows } = this.options;
     const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs);
     const result = await query.run(client);
@@ -278,6 +271,23 @@ function valueBytes(value: unknown): number {
 }
 
 
+interface PgResult {
+  rows: unknown[];
+  fields: unknown[];
+  _parsers: unknown[] | undefined;
+  /** The client's type parsers (pg.Pool's `types`: postgresTypeParsers), set by Client.query. */
+  _types: { getTypeParser(oid: number, format: string): unknown };
+  constructor: new (rowMode: string, types: undefined) => PgResult;
+}
+
+/** The parts of pg's Query (pg/lib/query.js, pg/lib/result.js) BoundedQuery sets up for array rows. */
+interface PgQueryInternals {
+  _rowMode: string | undefined;
+  _result: PgResult;
+  _results: PgResult;
+  _accumulateRows: boolean;
+}
+
 /**
  * A query that keeps at most `limit` rows: past them the server's rows are dropped as they arrive (memory stays
  * bounded; statement_timeout bounds the time), and the result is refused as too_many_rows. Always the extended
@@ -285,16 +295,20 @@ function valueBytes(value: unknown): number {
  * scanner's split is never the only guard. (Asking pg for `rows` pages instead would cost a round trip per
  * statement: it sends Sync only after the command completes.)
  */
-class BoundedQuery extends (pg.Query as unknown as new (config: pg.QueryConfig & { rowMode: 'array' }, values: undefined, callback: (error: Error | null, result: pg.QueryArrayResult) => void) => object) {
+class BoundedQuery extends (pg.Query as unknown as new (text: string, values: unknown[], callback: (error: Error | null, result: pg.QueryArrayResult) => void) => PgQueryInternals) {
   truncated = false;
   /** Read by pg's Client.query: past it the query fails with 'Query read timeout' (a hung server). */
-  readonly query_timeout: number;
+  readonly query_timeout: number | undefined;
   readonly #limit: number;
   readonly #done: Promise<pg.QueryArrayResult>;
 
-  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number) {
+  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number | undefined) {
     let settle!: (error: Error | null, result: pg.QueryArrayResult) => void;
-    super({ text: statement.text, values: statement.values, rowMode: 'array' }, undefined, (error, result) => settle(error, result));
+    // The text, not a config object: pg copies a config object descriptor by descriptor (cloneQueryConfig), a
+    // string it does not. Rows as arrays is that config's `rowMode: 'array'`, set on the query's first result.
+    super(statement.text, statement.values, (error, result) => settle(error, result));
+    this._rowMode = 'array';
+    this._result = this._results = new this._result.constructor('array', undefined);
     this.#limit = limit;
     this.query_timeout = readTimeoutMs;
     this.#done = new Promise((resolve, reject) => (settle = (error, result) => (error ? reject(error) : resolve(result))));
@@ -304,8 +318,23 @@ class BoundedQuery extends (pg.Query as unknown as new (config: pg.QueryConfig &
     return true;
   }
 
+  /**
+   * pg's Result.addFields also builds a keyed empty row object (for rows as objects) on every description; rows
+   * as arrays need only each column's parser. The extended protocol answers one statement: one result, so
+   * pg's multi-result step (_checkForMultirow) has nothing to do here.
+   */
+  handleRowDescription(message: { fields: { dataTypeID: number }[] }): void {
+    const result = this._result;
+    const { fields } = message;
+    const parsers = new Array<unknown>(fields.length);
+    for (let i = 0; i < fields.length; i++) parsers[i] = result._types.getTypeParser(fields[i]!.dataTypeID, 'text');
+    result.fields = fields;
+    result._parsers = parsers;
+    this._accumulateRows = true;
+  }
+
   handleDataRow(message: unknown): void {
-    if ((this as unknown as { _result: { rows: unknown[] } })._result.rows.length >= this.#limit) {
+    if (this._result.rows.length >= this.#limit) {
       this.truncated = true;
       return;
     }
