@@ -357,6 +357,29 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       }
     });
 
+    it('sends a statement without params and without any ";" as one simple Query, and one with params or a ";" (even in a string) through the extended protocol', async () => {
+      const counter = await PgWireCounter.start(server.port);
+      try {
+        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } });
+        await sql({ query: 'CREATE TABLE t(n int, s text)' });
+        const cases: [body: { query: string; params?: unknown[] }, parses: number, data: unknown][] = [
+          [{ query: "INSERT INTO t VALUES (1, 'a')" }, 0, undefined],
+          [{ query: 'INSERT INTO t VALUES (?, ?)', params: [2, 'b'] }, 1, undefined],
+          [{ query: "INSERT INTO t VALUES (3, ';')" }, 1, undefined],
+          [{ query: 'SELECT n, s FROM t ORDER BY n' }, 0, [[1, 'a'], [2, 'b'], [3, ';']]],
+          [{ query: 'SELECT n FROM t /* ; */ ORDER BY n' }, 1, [[1], [2], [3]]],
+        ];
+        for (const [body, parses, data] of cases) {
+          const before = counter.counts.parses;
+          const response = await sql(body);
+          assert.equal(response.status, 200, JSON.stringify(response.body));
+          assert.deepEqual([counter.counts.parses - before, response.body.data], [parses, data], body.query);
+        }
+      } finally {
+        await counter.close();
+      }
+    });
+
     it('keeps statement_timeout on a connection after a request reset it with set_config', async () => {
       const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
       assert.equal((await sql({ query: "SELECT set_config('statement_timeout', '0', false)" })).status, 200);

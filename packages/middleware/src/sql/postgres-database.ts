@@ -286,14 +286,19 @@ interface PgQueryInternals {
   _result: PgResult;
   _results: PgResult;
   _accumulateRows: boolean;
+  text: string;
+  values: unknown[];
 }
 
 /**
  * A query that keeps at most `limit` rows: past them the server's rows are dropped as they arrive (memory stays
- * bounded; statement_timeout bounds the time), and the result is refused as too_many_rows. Always the extended
- * protocol (requiresPreparation), so PostgreSQL itself refuses a text that holds more than one statement — the
- * scanner's split is never the only guard. (Asking pg for `rows` pages instead would cost a round trip per
- * statement: it sends Sync only after the command completes.)
+ * bounded; statement_timeout bounds the time), and the result is refused as too_many_rows. PostgreSQL itself
+ * refuses a text that holds more than one statement, so the scanner's split is never the only guard: a text
+ * with values or with a `;` anywhere (strings and comments included) goes through the extended protocol, which
+ * takes one statement; a text without values and without any `;` is sent as a simple Query (what a bare pg
+ * server sends; one message instead of five), since PostgreSQL's grammar separates statements only by `;`.
+ * (Asking pg for `rows` pages instead would cost a round trip per statement: it sends Sync only after the
+ * command completes.)
  */
 class BoundedQuery extends (pg.Query as unknown as new (text: string, values: unknown[], callback: (error: Error | null, result: pg.QueryArrayResult) => void) => PgQueryInternals) {
   truncated = false;
@@ -315,7 +320,7 @@ class BoundedQuery extends (pg.Query as unknown as new (text: string, values: un
   }
 
   requiresPreparation(): boolean {
-    return true;
+    return this.values.length > 0 || this.text.includes(';');
   }
 
   /**

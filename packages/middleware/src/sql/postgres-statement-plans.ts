@@ -81,14 +81,22 @@ function planOf(statements: PostgresStatement[]): Plan {
 /** The plan's statements with this request's values; undefined when the params do not fit it (split again). */
 function bind(plan: Plan, params: SqlParams | undefined): PostgresStatement[] | undefined {
   if (params === undefined) return plan.statements;
-  let lookup: (source: number | string) => SqlValue;
+  let named: Record<string, SqlValue> | undefined;
   if (Array.isArray(params)) {
     if (params.length !== plan.positionalCount) return undefined;
-    lookup = (source) => params[source as number]!;
   } else {
-    const named = namedValues(params);
+    named = namedValues(params);
     for (const name of plan.names) if (!Object.hasOwn(named, name)) return undefined;
-    lookup = (source) => named[source as string]!;
   }
-  return plan.statements.map(({ text, keyword, sources }) => ({ text, values: sources.map(lookup), keyword, sources }));
+  const bound = new Array<PostgresStatement>(plan.statements.length);
+  for (let index = 0; index < bound.length; index++) {
+    const { text, keyword, sources } = plan.statements[index]!;
+    const values = new Array<SqlValue>(sources.length);
+    for (let i = 0; i < sources.length; i++) {
+      const source = sources[i]!;
+      values[i] = named ? named[source as string]! : (params as SqlValue[])[source as number]!;
+    }
+    bound[index] = { text, values, keyword, sources };
+  }
+  return bound;
 }
