@@ -389,6 +389,19 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.ok(performance.now() - started < 10_000);
     });
 
+    it('stops a runaway in a transaction and in a sql:read request at timeoutMs after an earlier request turned statement_timeout off with set_config', async () => {
+      const gateway = await startGateway(gatewayConfig('postgres', { timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } }));
+      gateways.push(gateway);
+      const sql = (body: unknown, key = WRITER) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
+      for (const run of [() => sql({ query: 'SELECT 1; SELECT pg_sleep(30)' }), () => sql({ query: 'SELECT pg_sleep(30)' }, READER)]) {
+        assert.equal((await sql({ query: "SELECT set_config('statement_timeout', '0', false)" })).status, 200);
+        const started = performance.now();
+        const runaway = await run();
+        assert.deepEqual([runaway.status, runaway.body.error_code], [400, 'statement_timeout']);
+        assert.ok(performance.now() - started < 10_000);
+      }
+    });
+
     const sqlstates: [what: string, query: string, code: string][] = [
       ['text that is not an integer (22P02, class 22)', "SELECT 'abc'::int AS n", 'datatype_mismatch'],
       ['a value of the wrong type for its column (42804)', 'INSERT INTO typed(n) VALUES (true)', 'datatype_mismatch'],

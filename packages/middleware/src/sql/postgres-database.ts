@@ -107,7 +107,7 @@ export class PostgresDatabase implements SqlEngine {
       return sent.answer;
     };
     try {
-      if (!alone) await sendOwnStatement(client, `${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeoutMs}`, readTimeoutMs);
+      if (!alone) await sendOwnStatement(client, this.#opening(limits.readOnly, timeoutMs), readTimeoutMs);
       const budget = new ResultBudget(limits.maxResultBytes);
       const results: StatementResult[] = [];
       let answer: StatementResult | undefined;
@@ -140,6 +140,16 @@ export class PostgresDatabase implements SqlEngine {
       releaseAfterReset(client, reset, readTimeoutMs, broken);
     }
     return outcome;
+  }
+
+  /**
+   * BEGIN (READ ONLY for a read grant or `sql:read`), and SET LOCAL statement_timeout only for a limit other than
+   * the session's: every connection starts with `statement_timeout = timeoutMs` and DISCARD ALL restores it after
+   * every request (a connection whose reset failed is closed), so only a stream's `streamTimeoutMs` needs it.
+   */
+  #opening(readOnly: boolean, timeoutMs: number): string {
+    const begin = readOnly ? 'BEGIN READ ONLY' : 'BEGIN';
+    return timeoutMs === this.options.timeoutMs ? begin : `${begin}; SET LOCAL statement_timeout = ${timeoutMs}`;
   }
 
   #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number) {
