@@ -389,6 +389,21 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.ok(performance.now() - started < 10_000);
     });
 
+    it('refuses a sql:read write that first turns its transaction read-write (SET TRANSACTION READ WRITE, SET LOCAL transaction_read_only) with 400 and changes nothing', async () => {
+      const gateway = await startGateway(gatewayConfig('postgres'));
+      gateways.push(gateway);
+      const sql = (body: unknown, key = WRITER) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
+      await sql({ query: 'CREATE TABLE guarded(n int)' });
+      for (const format of ['json', 'ndjson']) {
+        for (const escape of ['SET TRANSACTION READ WRITE', 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE', 'SET LOCAL transaction_read_only = off', "SET LOCAL transaction_read_only TO 'false'"]) {
+          const response = await sql({ query: `${escape}; INSERT INTO guarded VALUES (1)`, format }, READER);
+          assert.equal(response.status, 400, `${escape} (${format}): ${JSON.stringify(response.body)}`);
+          assert.match(response.body.error_message, /read-write mode must be set before any query/);
+        }
+      }
+      assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM guarded' })).body.data, [[0]]);
+    });
+
     it('stops a runaway in a transaction and in a sql:read request at timeoutMs after an earlier request turned statement_timeout off with set_config', async () => {
       const gateway = await startGateway(gatewayConfig('postgres', { timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } }));
       gateways.push(gateway);

@@ -143,12 +143,16 @@ export class PostgresDatabase implements SqlEngine {
   }
 
   /**
-   * BEGIN (READ ONLY for a read grant or `sql:read`), and SET LOCAL statement_timeout only for a limit other than
-   * the session's: every connection starts with `statement_timeout = timeoutMs` and DISCARD ALL restores it after
-   * every request (a connection whose reset failed is closed), so only a stream's `streamTimeoutMs` needs it.
+   * BEGIN, and SET LOCAL statement_timeout only for a limit other than the session's: every connection starts
+   * with `statement_timeout = timeoutMs` and DISCARD ALL restores it after every request (a connection whose
+   * reset failed is closed), so only a stream's `streamTimeoutMs` needs it.
+   *
+   * A read grant or `sql:read` gets `BEGIN READ ONLY` and then a query, which locks the mode: PostgreSQL lets a
+   * transaction turn read-write (`SET TRANSACTION READ WRITE`, `SET LOCAL transaction_read_only = off`) until its
+   * first snapshot, and both are statements a request may send.
    */
   #opening(readOnly: boolean, timeoutMs: number): string {
-    const begin = readOnly ? 'BEGIN READ ONLY' : 'BEGIN';
+    const begin = readOnly ? 'BEGIN READ ONLY; SELECT 1' : 'BEGIN';
     return timeoutMs === this.options.timeoutMs ? begin : `${begin}; SET LOCAL statement_timeout = ${timeoutMs}`;
   }
 
