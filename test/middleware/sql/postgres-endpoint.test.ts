@@ -357,6 +357,38 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       }
     });
 
+    it('sends a sql:read lone statement with its read-only opening, COMMIT and the reset in one round trip, and answers it, its failure and the next request alike', async () => {
+      const counter = await PgWireCounter.start(server.port);
+      try {
+        const gateway = await startGateway(gatewayConfig('postgres', { databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } }));
+        gateways.push(gateway);
+        const sql = (body: unknown, key: string) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
+        await sql({ query: 'CREATE TABLE r(n int); INSERT INTO r SELECT generate_series(1, 60)' }, WRITER);
+        const cases: [body: { query: string; params?: unknown[] }, status: number, answer: unknown, syncs: number, roundTrips: number][] = [
+          // [BEGIN READ ONLY, SELECT 1, the statement: one Sync], COMMIT, DISCARD ALL
+          [{ query: 'SELECT n FROM r WHERE n = ?', params: [7] }, 200, [[7]], 3, 1],
+          [{ query: 'SELECT n FROM r' }, 400, 'too_many_rows', 3, 1], // 60 rows > maxRows 50
+          [{ query: 'INSERT INTO r VALUES (0)' }, 400, 'read_only', 3, 1],
+          [{ query: 'SELECT count(*)::int FROM r; SELECT max(n) FROM r' }, 200, [[60]], 4, 2], // the opening rides with the first
+          [{ query: 'SELECT count(*)::int FROM r WHERE n > ?', params: [10] }, 200, [[50]], 3, 1],
+        ];
+        for (const [body, status, answer, syncs, roundTrips] of cases) {
+          const before = { ...counter.counts };
+          const response = await sql(body, READER);
+          assert.deepEqual([response.status, response.body.data ?? response.body.error_code], [status, answer], body.query);
+          const deadline = performance.now() + 5_000;
+          while (counter.counts.syncs - before.syncs < syncs) {
+            assert.ok(performance.now() < deadline, `${body.query}: ${counter.counts.syncs - before.syncs} of ${syncs} Query/Sync messages`);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          assert.deepEqual([counter.counts.syncs - before.syncs, counter.counts.roundTrips - before.roundTrips], [syncs, roundTrips], body.query);
+        }
+        assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM r' }, WRITER)).body.data, [[60]]);
+      } finally {
+        await counter.close();
+      }
+    });
+
     it('sends a statement without params and without any ";" as one simple Query, and one with params or a ";" (even in a string) through the extended protocol', async () => {
       const counter = await PgWireCounter.start(server.port);
       try {

@@ -38,6 +38,9 @@ const KEEPALIVE_DELAY_MS = 10_000;
 const READING_KEYWORDS = new Set(['SELECT', 'VALUES', 'TABLE', 'SHOW']);
 /** Writes that answer no rows without RETURNING: nothing can refuse their answer after PostgreSQL committed them. */
 const PLAIN_WRITE_KEYWORDS = new Set(['INSERT', 'UPDATE', 'DELETE']);
+/** A transaction's opening statements (#opening). */
+const WRITING_OPENING: readonly string[] = ['BEGIN'];
+const READ_ONLY_OPENING: readonly string[] = ['BEGIN READ ONLY', 'SELECT 1'];
 
 /**
  * PostgreSQL runs a lone statement atomically, so a writer's lone read, or a lone write that cannot answer rows
@@ -106,20 +109,30 @@ export class PostgresDatabase implements SqlEngine {
       reset = sent.reset;
       return sent.answer;
     };
+    const opening = alone ? undefined : this.#opening(limits.readOnly, timeoutMs);
+    // A read-only request's opening rides with its first statement (unless that one is streamed through a cursor)
+    // in one Sync unit: should the opening fail, PostgreSQL skips the statement too, so it never runs outside
+    // the read-only transaction (with separate Syncs it would run in autocommit, able to write).
+    const openingRides = limits.readOnly && !(statements.length === 1 && limits.streamCredit);
+    // And its last statement goes out with COMMIT and the reset behind it: a read-only transaction has nothing to
+    // commit, so an answer refused afterwards (too_many_rows, result_too_large) undoes nothing.
+    const commitRides = limits.readOnly && !limits.streamCredit;
     try {
-      if (!alone) await sendOwnStatement(client, this.#opening(limits.readOnly, timeoutMs), readTimeoutMs);
+      if (opening && !openingRides) await sendOwnStatement(client, opening.join('; '), readTimeoutMs);
       const budget = new ResultBudget(limits.maxResultBytes);
       const results: StatementResult[] = [];
       let answer: StatementResult | undefined;
       for (; index < statements.length; index++) {
         const statement = statements[index]!;
         const final = index === statements.length - 1;
+        const prefixes = index === 0 && openingRides ? opening : undefined;
         if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
         else if (alone) answer = await last(() => this.#run(client, statement, true, budget, undefined));
-        else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs);
+        else if (final && commitRides) answer = await last(() => this.#runThenCommit(client, statement, budget, prefixes));
+        else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, prefixes);
         if (limits.allResults) results.push(answer);
       }
-      if (!alone) await last(() => sendOwnStatement(client, 'COMMIT', undefined));
+      if (!alone && !commitRides) await last(() => sendOwnStatement(client, 'COMMIT', undefined));
       // The last result becomes the outcome (no copy per request: README "performance rule").
       outcome = answer as QueryOutcome;
       outcome.changed = false;
@@ -151,9 +164,17 @@ export class PostgresDatabase implements SqlEngine {
    * transaction turn read-write (`SET TRANSACTION READ WRITE`, `SET LOCAL transaction_read_only = off`) until its
    * first snapshot, and both are statements a request may send.
    */
-  #opening(readOnly: boolean, timeoutMs: number): string {
-    const begin = readOnly ? 'BEGIN READ ONLY; SELECT 1' : 'BEGIN';
-    return timeoutMs === this.options.timeoutMs ? begin : `${begin}; SET LOCAL statement_timeout = ${timeoutMs}`;
+  #opening(readOnly: boolean, timeoutMs: number): readonly string[] {
+    const begin = readOnly ? READ_ONLY_OPENING : WRITING_OPENING;
+    return timeoutMs === this.options.timeoutMs ? begin : [...begin, `SET LOCAL statement_timeout = ${timeoutMs}`];
+  }
+
+  /** A read-only request's last statement and COMMIT, written together (the reset follows them: sendWithReset). */
+  async #runThenCommit(client: pg.PoolClient, statement: PostgresStatement, budget: ResultBudget, prefixes: readonly string[] | undefined): Promise<StatementResult> {
+    const answer = this.#run(client, statement, true, budget, undefined, prefixes);
+    const commit = sendOwnStatement(client, 'COMMIT', undefined);
+    const [result] = await Promise.all([answer, commit]);
+    return result;
   }
 
   #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number) {
@@ -185,9 +206,9 @@ export class PostgresDatabase implements SqlEngine {
   }
 
   /** `readTimeoutMs` undefined: the session reset pipelined behind the statement carries it (sendWithReset). */
-  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number | undefined): Promise<StatementResult> {
+  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number | undefined, prefixes?: readonly string[]): Promise<StatementResult> {
     const { maxRows } = this.options;
-    const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs);
+    const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs, prefixes);
     const result = await query.run(client);
     if (result.fields.length === 0) return { type: 'ok', affected_rows: result.rowCount ?? 0 };
     if (!answering) return { type: 'table', column_names: result.fields.map((field) => field.name), column_types: [], data: [] };
@@ -285,6 +306,13 @@ function valueBytes(value: unknown): number {
 }
 
 
+/** The messages of pg's Connection a prefix is written with. */
+interface PgConnection {
+  parse(message: { text: string; name: string }): void;
+  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  execute(message: { portal: string; rows: number }): void;
+}
+
 interface PgResult {
   rows: unknown[];
   fields: unknown[];
@@ -320,8 +348,11 @@ class BoundedQuery extends (pg.Query as unknown as new (text: string, values: un
   readonly query_timeout: number | undefined;
   readonly #limit: number;
   readonly #done: Promise<pg.QueryArrayResult>;
+  readonly #prefixes: readonly string[] | undefined;
+  /** Command completions of the prefixes still to come: their rows and tags are not this query's result. */
+  #prefixAnswers: number;
 
-  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number | undefined) {
+  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number | undefined, prefixes: readonly string[] | undefined) {
     let settle!: (error: Error | null, result: pg.QueryArrayResult) => void;
     // The text, not a config object: pg copies a config object descriptor by descriptor (cloneQueryConfig), a
     // string it does not. Rows as arrays is that config's `rowMode: 'array'`, set on the query's first result.
@@ -329,12 +360,35 @@ class BoundedQuery extends (pg.Query as unknown as new (text: string, values: un
     this._rowMode = 'array';
     this._result = this._results = new this._result.constructor('array', undefined);
     this.#limit = limit;
+    this.#prefixes = prefixes;
+    this.#prefixAnswers = prefixes?.length ?? 0;
     this.query_timeout = readTimeoutMs;
     this.#done = new Promise((resolve, reject) => (settle = (error, result) => (error ? reject(error) : resolve(result))));
   }
 
   requiresPreparation(): boolean {
-    return this.values.length > 0 || this.text.includes(';');
+    return this.#prefixes !== undefined || this.values.length > 0 || this.text.includes(';');
+  }
+
+  /**
+   * Tollgate's own statements (`prefixes`: a transaction's opening) as Parse/Bind/Execute ahead of the statement's,
+   * before its one Sync: an error in any of them makes PostgreSQL skip the rest up to the Sync.
+   */
+  prepare(connection: PgConnection): void {
+    for (const text of this.#prefixes ?? []) {
+      connection.parse({ text, name: '' });
+      connection.bind({ portal: '', statement: '', values: [] });
+      connection.execute({ portal: '', rows: 0 });
+    }
+    (pg.Query.prototype as unknown as { prepare(connection: PgConnection): void }).prepare.call(this, connection);
+  }
+
+  handleCommandComplete(message: unknown, connection: PgConnection): void {
+    if (this.#prefixAnswers > 0) {
+      this.#prefixAnswers--;
+      return;
+    }
+    (pg.Query.prototype as unknown as { handleCommandComplete(message: unknown, connection: PgConnection): void }).handleCommandComplete.call(this, message, connection);
   }
 
   /**
@@ -353,6 +407,7 @@ class BoundedQuery extends (pg.Query as unknown as new (text: string, values: un
   }
 
   handleDataRow(message: unknown): void {
+    if (this.#prefixAnswers > 0) return; // a prefix's row (SELECT 1), sent without a description
     if (this._result.rows.length >= this.#limit) {
       this.truncated = true;
       return;
