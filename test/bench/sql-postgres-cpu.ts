@@ -52,11 +52,14 @@ try {
     fronts.push({ name: 'base', server: base });
   }
   const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
+  const readAuth = { authorization: 'Bearer tg-bench-read-0001-0123456789abcdef' };
   const insertText = "INSERT INTO log VALUES (now(), 'written')";
   const select = { query: 'SELECT id, name FROM items WHERE id = ?', params: [42] };
   const scenarios = [
     { name: 'bare, point select', server: bare, url: bare.url, headers: {}, body: { query: 'SELECT id, name FROM items WHERE id = $1', params: [42] } },
     ...fronts.map((front) => ({ name: `${front.name}, point select`, server: front.server, url: `${front.server.url}/api/sql/query`, headers: auth, body: select })),
+    // A sql:read key: its read-only transaction (BEGIN READ ONLY … COMMIT), which the bare server has no counterpart of.
+    ...fronts.map((front) => ({ name: `${front.name}, point select, sql:read`, server: front.server, url: `${front.server.url}/api/sql/query`, headers: readAuth, body: select })),
     { name: 'bare, insert', server: bare, url: bare.url, headers: {}, body: { query: insertText } },
     ...fronts.map((front) => ({ name: `${front.name}, insert`, server: front.server, url: `${front.server.url}/api/sql/query`, headers: auth, body: { query: insertText } })),
   ];

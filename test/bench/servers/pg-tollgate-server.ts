@@ -6,7 +6,10 @@ import type { tollgate as Tollgate } from '@tollgate/middleware';
 const { tollgate } = (await import(process.env.BENCH_TOLLGATE_ENTRY ?? '@tollgate/middleware')) as { tollgate: typeof Tollgate };
 const gate = tollgate(
   {
-    keys: [{ key: 'tg-bench-key-0001-0123456789abcdef', org: 'bench' }],
+    keys: [
+      { key: 'tg-bench-key-0001-0123456789abcdef', org: 'bench' },
+      { key: 'tg-bench-read-0001-0123456789abcdef', org: 'bench', scopes: ['sql:read'] },
+    ],
     organizations: { bench: {} },
     sql: { databases: { main: { kind: 'postgres', url: process.env.BENCH_PG_URL!, pool: { max: 16 } } } },
   },
