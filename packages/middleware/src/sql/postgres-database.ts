@@ -134,10 +134,13 @@ export class PostgresDatabase implements SqlEngine {
         if (limits.allResults) results.push(answer);
       }
       if (!alone && !commitRides) await last(() => sendOwnStatement(client, 'COMMIT', undefined));
-      // The last result becomes the outcome (no copy per request: README "performance rule").
-      outcome = answer as QueryOutcome;
-      outcome.changed = false;
-      if (limits.allResults) outcome.results = results;
+      // The last result becomes the outcome (no copy per request: README "performance rule"); with every result
+      // asked for, a copy, so the outcome is not an element of its own `results`.
+      if (limits.allResults) outcome = { changed: false, results, ...answer! };
+      else {
+        outcome = answer as QueryOutcome;
+        outcome.changed = false;
+      }
     } catch (error) {
       // A hung server would not answer a ROLLBACK either: the connection is dropped, which rolls back.
       if (isServerGone(error)) broken = error as Error;
