@@ -6,7 +6,9 @@
 //   - the PostgreSQL cluster's CPU µs per request (every process of the cluster: postmaster and its children),
 //   - the Query/Sync messages and the round trips per request, counted on the wire by a relay (pg-wire-counter.ts).
 // `N=5000 ROUNDS=4 node --conditions=tollgate-source --import tsx test/bench/sql-postgres-cpu.ts` (Tollgate runs
-// from its TypeScript source, so no build is needed to try a change).
+// from its TypeScript source, so no build is needed to try a change). BENCH_BASE=<another checkout> adds that
+// checkout's Tollgate as a third front in the same rounds (before/after under the same contention), e.g.
+// `git -C /work/main archive HEAD | tar -x -C /tmp/base` with its node_modules linked.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -43,13 +45,23 @@ try {
   const bare = await forkServer('pg-bare-server', env);
   const tollgate = await forkServer('pg-tollgate-server', env, ['--conditions=tollgate-source']);
   started.push(bare, tollgate);
+  const fronts = [{ name: 'Tollgate', server: tollgate }];
+  if (process.env.BENCH_BASE) {
+    const base = await forkServer('pg-tollgate-server', { ...env, BENCH_TOLLGATE_ENTRY: join(process.env.BENCH_BASE, 'packages/middleware/src/index.ts') }, ['--conditions=tollgate-source']);
+    started.push(base);
+    fronts.push({ name: 'base', server: base });
+  }
   const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
+  const readAuth = { authorization: 'Bearer tg-bench-read-0001-0123456789abcdef' };
   const insertText = "INSERT INTO log VALUES (now(), 'written')";
+  const select = { query: 'SELECT id, name FROM items WHERE id = ?', params: [42] };
   const scenarios = [
     { name: 'bare, point select', server: bare, url: bare.url, headers: {}, body: { query: 'SELECT id, name FROM items WHERE id = $1', params: [42] } },
-    { name: 'Tollgate, point select', server: tollgate, url: `${tollgate.url}/api/sql/query`, headers: auth, body: { query: 'SELECT id, name FROM items WHERE id = ?', params: [42] } },
+    ...fronts.map((front) => ({ name: `${front.name}, point select`, server: front.server, url: `${front.server.url}/api/sql/query`, headers: auth, body: select })),
+    // A sql:read key: its read-only transaction (BEGIN READ ONLY … COMMIT), which the bare server has no counterpart of.
+    ...fronts.map((front) => ({ name: `${front.name}, point select, sql:read`, server: front.server, url: `${front.server.url}/api/sql/query`, headers: readAuth, body: select })),
     { name: 'bare, insert', server: bare, url: bare.url, headers: {}, body: { query: insertText } },
-    { name: 'Tollgate, insert', server: tollgate, url: `${tollgate.url}/api/sql/query`, headers: auth, body: { query: insertText } },
+    ...fronts.map((front) => ({ name: `${front.name}, insert`, server: front.server, url: `${front.server.url}/api/sql/query`, headers: auth, body: { query: insertText } })),
   ];
   const samples = scenarios.map(() => ({ server: [] as number[], postgres: [] as number[], syncs: [] as number[], roundTrips: [] as number[] }));
   for (let round = 0; round < ROUNDS; round++) {

@@ -8,10 +8,12 @@ export interface WireCounts {
   syncs: number;
   /** Times a client sent after the server answered it: the waits a request's queries cost. */
   roundTrips: number;
+  /** Parse ('P') messages: statements sent through the extended protocol. */
+  parses: number;
 }
 
 export class PgWireCounter {
-  readonly counts: WireCounts = { syncs: 0, roundTrips: 0 };
+  readonly counts: WireCounts = { syncs: 0, roundTrips: 0, parses: 0 };
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
 
@@ -34,6 +36,7 @@ export class PgWireCounter {
     upstream.setNoDelay(true);
     const frontend = new FrontendMessages((type) => {
       if (type === 'Q' || type === 'S') this.counts.syncs++;
+      else if (type === 'P') this.counts.parses++;
     });
     let answered = true; // the startup packet counts as the connection's first turn, not a request's
     client.on('data', (chunk: Buffer) => {

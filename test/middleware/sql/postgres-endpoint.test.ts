@@ -261,6 +261,31 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.deepEqual([response.status, response.body.error_code], [400, 'empty_query']);
     });
 
+    it('answers a repeated query text with each request its own values, and still refuses params that do not fit it or a statement the policy refuses', async () => {
+      const sql = await start();
+      await sql({ query: 'CREATE TABLE kv(k int, v text); INSERT INTO kv VALUES (1, ?), (2, ?)', params: ['one', 'two'] });
+      const positional = 'SELECT v FROM kv WHERE k = ?';
+      const named = 'SELECT v FROM kv WHERE k = :k OR v = :v';
+      for (const [k, v] of [[1, 'one'], [2, 'two'], [1, 'one']] as const) {
+        assert.deepEqual((await sql({ query: positional, params: [k] })).body.data, [[v]]);
+        assert.deepEqual((await sql({ query: named, params: { k, v: 'none' } })).body.data, [[v]]);
+        assert.deepEqual((await sql({ query: named, params: { ':k': 0, '@v': v } })).body.data, [[v]]);
+      }
+      for (const params of [[], [1, 2]]) {
+        const response = await sql({ query: positional, params });
+        assert.deepEqual([response.status, response.body.error_code], [400, 'parameter_mismatch']);
+      }
+      const missing = await sql({ query: named, params: { k: 1 } });
+      assert.deepEqual([missing.status, missing.body.error_code, missing.body.error_message], [400, 'parameter_mismatch', 'The query names :v but params has no "v"']);
+      // Without params nothing is rewritten: the same text is PostgreSQL's own `?`-free SQL, answered as such.
+      const unbound = await sql({ query: positional });
+      assert.equal(unbound.status, 400);
+      for (let i = 0; i < 2; i++) {
+        const refused = await sql({ query: 'SELECT 1; SET search_path = x' });
+        assert.deepEqual([refused.status, refused.body.error_code, refused.body.context.statement_index], [400, 'statement_not_allowed', 1]);
+      }
+    });
+
     it('reads dollar-quoted bodies, E strings, casts and nested comments as PostgreSQL does', async () => {
       const sql = await start();
       const { status, body } = await sql({ query: "SELECT $$a;?b$$ AS d, E'it\\'s ?' AS e, '5'::int AS c /* outer /* inner ? */ still ; comment */ , ? AS p", params: ['x'] });
@@ -332,6 +357,61 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       }
     });
 
+    it('sends a sql:read lone statement with its read-only opening, COMMIT and the reset in one round trip, and answers it, its failure and the next request alike', async () => {
+      const counter = await PgWireCounter.start(server.port);
+      try {
+        const gateway = await startGateway(gatewayConfig('postgres', { databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } }));
+        gateways.push(gateway);
+        const sql = (body: unknown, key: string) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
+        await sql({ query: 'CREATE TABLE r(n int); INSERT INTO r SELECT generate_series(1, 60)' }, WRITER);
+        const cases: [body: { query: string; params?: unknown[] }, status: number, answer: unknown, syncs: number, roundTrips: number][] = [
+          // [BEGIN READ ONLY, SELECT 1, the statement: one Sync], COMMIT, DISCARD ALL
+          [{ query: 'SELECT n FROM r WHERE n = ?', params: [7] }, 200, [[7]], 3, 1],
+          [{ query: 'SELECT n FROM r' }, 400, 'too_many_rows', 3, 1], // 60 rows > maxRows 50
+          [{ query: 'INSERT INTO r VALUES (0)' }, 400, 'read_only', 3, 1],
+          [{ query: 'SELECT count(*)::int FROM r; SELECT max(n) FROM r' }, 200, [[60]], 4, 2], // the opening rides with the first
+          [{ query: 'SELECT count(*)::int FROM r WHERE n > ?', params: [10] }, 200, [[50]], 3, 1],
+        ];
+        for (const [body, status, answer, syncs, roundTrips] of cases) {
+          const before = { ...counter.counts };
+          const response = await sql(body, READER);
+          assert.deepEqual([response.status, response.body.data ?? response.body.error_code], [status, answer], body.query);
+          const deadline = performance.now() + 5_000;
+          while (counter.counts.syncs - before.syncs < syncs) {
+            assert.ok(performance.now() < deadline, `${body.query}: ${counter.counts.syncs - before.syncs} of ${syncs} Query/Sync messages`);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+          }
+          assert.deepEqual([counter.counts.syncs - before.syncs, counter.counts.roundTrips - before.roundTrips], [syncs, roundTrips], body.query);
+        }
+        assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM r' }, WRITER)).body.data, [[60]]);
+      } finally {
+        await counter.close();
+      }
+    });
+
+    it('sends a statement without params and without any ";" as one simple Query, and one with params or a ";" (even in a string) through the extended protocol', async () => {
+      const counter = await PgWireCounter.start(server.port);
+      try {
+        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } });
+        await sql({ query: 'CREATE TABLE t(n int, s text)' });
+        const cases: [body: { query: string; params?: unknown[] }, parses: number, data: unknown][] = [
+          [{ query: "INSERT INTO t VALUES (1, 'a')" }, 0, undefined],
+          [{ query: 'INSERT INTO t VALUES (?, ?)', params: [2, 'b'] }, 1, undefined],
+          [{ query: "INSERT INTO t VALUES (3, ';')" }, 1, undefined],
+          [{ query: 'SELECT n, s FROM t ORDER BY n' }, 0, [[1, 'a'], [2, 'b'], [3, ';']]],
+          [{ query: 'SELECT n FROM t /* ; */ ORDER BY n' }, 1, [[1], [2], [3]]],
+        ];
+        for (const [body, parses, data] of cases) {
+          const before = counter.counts.parses;
+          const response = await sql(body);
+          assert.equal(response.status, 200, JSON.stringify(response.body));
+          assert.deepEqual([counter.counts.parses - before, response.body.data], [parses, data], body.query);
+        }
+      } finally {
+        await counter.close();
+      }
+    });
+
     it('keeps statement_timeout on a connection after a request reset it with set_config', async () => {
       const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
       assert.equal((await sql({ query: "SELECT set_config('statement_timeout', '0', false)" })).status, 200);
@@ -339,6 +419,34 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       const runaway = await sql({ query: 'SELECT pg_sleep(30)' });
       assert.deepEqual([runaway.status, runaway.body.error_code], [400, 'statement_timeout']);
       assert.ok(performance.now() - started < 10_000);
+    });
+
+    it('refuses a sql:read write that first turns its transaction read-write (SET TRANSACTION READ WRITE, SET LOCAL transaction_read_only) with 400 and changes nothing', async () => {
+      const gateway = await startGateway(gatewayConfig('postgres'));
+      gateways.push(gateway);
+      const sql = (body: unknown, key = WRITER) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
+      await sql({ query: 'CREATE TABLE guarded(n int)' });
+      for (const format of ['json', 'ndjson']) {
+        for (const escape of ['SET TRANSACTION READ WRITE', 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE', 'SET LOCAL transaction_read_only = off', "SET LOCAL transaction_read_only TO 'false'"]) {
+          const response = await sql({ query: `${escape}; INSERT INTO guarded VALUES (1)`, format }, READER);
+          assert.equal(response.status, 400, `${escape} (${format}): ${JSON.stringify(response.body)}`);
+          assert.match(response.body.error_message, /read-write mode must be set before any query/);
+        }
+      }
+      assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM guarded' })).body.data, [[0]]);
+    });
+
+    it('stops a runaway in a transaction and in a sql:read request at timeoutMs after an earlier request turned statement_timeout off with set_config', async () => {
+      const gateway = await startGateway(gatewayConfig('postgres', { timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } }));
+      gateways.push(gateway);
+      const sql = (body: unknown, key = WRITER) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
+      for (const run of [() => sql({ query: 'SELECT 1; SELECT pg_sleep(30)' }), () => sql({ query: 'SELECT pg_sleep(30)' }, READER)]) {
+        assert.equal((await sql({ query: "SELECT set_config('statement_timeout', '0', false)" })).status, 200);
+        const started = performance.now();
+        const runaway = await run();
+        assert.deepEqual([runaway.status, runaway.body.error_code], [400, 'statement_timeout']);
+        assert.ok(performance.now() - started < 10_000);
+      }
     });
 
     const sqlstates: [what: string, query: string, code: string][] = [
@@ -380,6 +488,10 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       this.timeout(30_000);
       const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 2 } } } });
       assert.equal((await sql({ query: 'SELECT 1 AS one' })).status, 200);
+      // Outside a test runner an unhandled rejection ends the process: a hung server must not cause one.
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
       server.freeze();
       try {
         for (const query of ['SELECT 1 AS one', 'INSERT INTO nowhere VALUES (1); SELECT 2']) {
@@ -390,7 +502,9 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
         }
       } finally {
         server.thaw();
+        process.off('unhandledRejection', onUnhandled);
       }
+      assert.deepEqual(unhandled, []);
       const back = await sql({ query: 'SELECT 1 AS one' });
       assert.deepEqual([back.status, back.body.data], [200, [[1]]]);
     });

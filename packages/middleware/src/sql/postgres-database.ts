@@ -4,9 +4,11 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
-import { refusePostgresStatement } from './postgres-statement-policy.js';
+import { BoundedQuery } from './postgres-bounded-query.js';
+import { PostgresStatementPlans } from './postgres-statement-plans.js';
+import { sendOwnStatement } from './postgres-own-statement.js';
 import { releaseAfterReset, sendWithReset } from './postgres-session-reset.js';
-import { splitPostgres, type PostgresStatement } from './postgres-statements.js';
+import type { PostgresStatement } from './postgres-statements.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
 import type { QueryOptions } from './sql-database.js';
@@ -37,6 +39,9 @@ const KEEPALIVE_DELAY_MS = 10_000;
 const READING_KEYWORDS = new Set(['SELECT', 'VALUES', 'TABLE', 'SHOW']);
 /** Writes that answer no rows without RETURNING: nothing can refuse their answer after PostgreSQL committed them. */
 const PLAIN_WRITE_KEYWORDS = new Set(['INSERT', 'UPDATE', 'DELETE']);
+/** A transaction's opening statements (#opening). */
+const WRITING_OPENING: readonly string[] = ['BEGIN'];
+const READ_ONLY_OPENING: readonly string[] = ['BEGIN READ ONLY', 'SELECT 1'];
 
 /**
  * PostgreSQL runs a lone statement atomically, so a writer's lone read, or a lone write that cannot answer rows
@@ -60,6 +65,7 @@ function runsAlone(statement: PostgresStatement): boolean {
  */
 export class PostgresDatabase implements SqlEngine {
   readonly #pool: pg.Pool;
+  readonly #plans = new PostgresStatementPlans();
 
   constructor(private readonly options: PostgresDatabaseOptions) {
     this.#pool = new pg.Pool({
@@ -104,27 +110,42 @@ export class PostgresDatabase implements SqlEngine {
       reset = sent.reset;
       return sent.answer;
     };
+    const opening = alone ? undefined : this.#opening(limits.readOnly, timeoutMs);
+    // A read-only request's opening rides with its first statement (unless that one is streamed through a cursor)
+    // in one Sync unit: should the opening fail, PostgreSQL skips the statement too, so it never runs outside
+    // the read-only transaction (with separate Syncs it would run in autocommit, able to write).
+    const openingRides = limits.readOnly && !(statements.length === 1 && limits.streamCredit);
+    // And its last statement goes out with COMMIT and the reset behind it: a read-only transaction has nothing to
+    // commit, so an answer refused afterwards (too_many_rows, result_too_large) undoes nothing.
+    const commitRides = limits.readOnly && !limits.streamCredit;
     try {
-      if (!alone) await this.#send(client, `${limits.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${timeoutMs}`, readTimeoutMs);
+      if (opening && !openingRides) await sendOwnStatement(client, opening.join('; '), readTimeoutMs);
       const budget = new ResultBudget(limits.maxResultBytes);
       const results: StatementResult[] = [];
       let answer: StatementResult | undefined;
       for (; index < statements.length; index++) {
         const statement = statements[index]!;
         const final = index === statements.length - 1;
+        const prefixes = index === 0 && openingRides ? opening : undefined;
         if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
-        else if (alone) answer = await last(() => this.#run(client, statement, true, budget, readTimeoutMs));
-        else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs);
+        else if (alone) answer = await last(() => this.#run(client, statement, true, budget, undefined));
+        else if (final && commitRides) answer = await last(() => this.#runThenCommit(client, statement, budget, prefixes));
+        else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, prefixes);
         if (limits.allResults) results.push(answer);
       }
-      if (!alone) await last(() => this.#send(client, 'COMMIT', readTimeoutMs));
-      // `changed` before the spread, as the sql.js kind does (one hidden class for every outcome).
-      outcome = limits.allResults ? { changed: false, results, ...answer! } : { changed: false, ...answer! };
+      if (!alone && !commitRides) await last(() => sendOwnStatement(client, 'COMMIT', undefined));
+      // The last result becomes the outcome (no copy per request: README "performance rule"); with every result
+      // asked for, a copy, so the outcome is not an element of its own `results`.
+      if (limits.allResults) outcome = { changed: false, results, ...answer! };
+      else {
+        outcome = answer as QueryOutcome;
+        outcome.changed = false;
+      }
     } catch (error) {
       // A hung server would not answer a ROLLBACK either: the connection is dropped, which rolls back.
       if (isServerGone(error)) broken = error as Error;
       // Once the last exchange went out (a lone statement, COMMIT) the transaction is over: nothing to roll back.
-      else if (!reset) await last(() => this.#send(client, 'ROLLBACK', readTimeoutMs)).catch((rollbackError: Error) => (broken = rollbackError));
+      else if (!reset) await last(() => sendOwnStatement(client, 'ROLLBACK', undefined)).catch((rollbackError: Error) => (broken = rollbackError));
       throw this.#failure(error, signal?.aborted === true, index);
     } finally {
       signal?.off('abort', cancel);
@@ -138,9 +159,26 @@ export class PostgresDatabase implements SqlEngine {
     return outcome;
   }
 
-  /** A statement of Tollgate's own, with the client-side read timeout that catches a hung server. */
-  #send(client: pg.PoolClient, text: string, readTimeoutMs: number): Promise<unknown> {
-    return client.query({ text, query_timeout: readTimeoutMs } as pg.QueryConfig);
+  /**
+   * BEGIN, and SET LOCAL statement_timeout only for a limit other than the session's: every connection starts
+   * with `statement_timeout = timeoutMs` and DISCARD ALL restores it after every request (a connection whose
+   * reset failed is closed), so only a stream's `streamTimeoutMs` needs it.
+   *
+   * A read grant or `sql:read` gets `BEGIN READ ONLY` and then a query, which locks the mode: PostgreSQL lets a
+   * transaction turn read-write (`SET TRANSACTION READ WRITE`, `SET LOCAL transaction_read_only = off`) until its
+   * first snapshot, and both are statements a request may send.
+   */
+  #opening(readOnly: boolean, timeoutMs: number): readonly string[] {
+    const begin = readOnly ? READ_ONLY_OPENING : WRITING_OPENING;
+    return timeoutMs === this.options.timeoutMs ? begin : [...begin, `SET LOCAL statement_timeout = ${timeoutMs}`];
+  }
+
+  /** A read-only request's last statement and COMMIT, written together (the reset follows them: sendWithReset). */
+  async #runThenCommit(client: pg.PoolClient, statement: PostgresStatement, budget: ResultBudget, prefixes: readonly string[] | undefined): Promise<StatementResult> {
+    const answer = this.#run(client, statement, true, budget, undefined, prefixes);
+    const commit = sendOwnStatement(client, 'COMMIT', undefined);
+    const [result] = await Promise.all([answer, commit]);
+    return result;
   }
 
   #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number) {
@@ -163,14 +201,7 @@ export class PostgresDatabase implements SqlEngine {
   #statements(query: string, params: SqlParams | undefined): PostgresStatement[] {
     let statements: PostgresStatement[];
     try {
-      statements = splitPostgres(query, params);
-      statements.forEach((statement, index) => {
-        try {
-          refusePostgresStatement(statement);
-        } catch (error) {
-          throw Object.assign(error as Error, { statementIndex: index });
-        }
-      });
+      statements = this.#plans.statements(query, params);
     } catch (error) {
       throw this.#failure(error, false, (error as { statementIndex?: number }).statementIndex);
     }
@@ -178,9 +209,10 @@ export class PostgresDatabase implements SqlEngine {
     return statements;
   }
 
-  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number): Promise<StatementResult> {
+  /** `readTimeoutMs` undefined: the session reset pipelined behind the statement carries it (sendWithReset). */
+  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number | undefined, prefixes?: readonly string[]): Promise<StatementResult> {
     const { maxRows } = this.options;
-    const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs);
+    const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs, prefixes);
     const result = await query.run(client);
     if (result.fields.length === 0) return { type: 'ok', affected_rows: result.rowCount ?? 0 };
     if (!answering) return { type: 'table', column_names: result.fields.map((field) => field.name), column_types: [], data: [] };
@@ -275,45 +307,4 @@ function valueBytes(value: unknown): number {
   if (value === null) return ResultBudget.NULL_BYTES;
   if (typeof value === 'string') return ResultBudget.textBytes(Buffer.byteLength(value));
   return ResultBudget.NUMBER_BYTES;
-}
-
-
-/**
- * A query that keeps at most `limit` rows: past them the server's rows are dropped as they arrive (memory stays
- * bounded; statement_timeout bounds the time), and the result is refused as too_many_rows. Always the extended
- * protocol (requiresPreparation), so PostgreSQL itself refuses a text that holds more than one statement — the
- * scanner's split is never the only guard. (Asking pg for `rows` pages instead would cost a round trip per
- * statement: it sends Sync only after the command completes.)
- */
-class BoundedQuery extends (pg.Query as unknown as new (config: pg.QueryConfig & { rowMode: 'array' }, values: undefined, callback: (error: Error | null, result: pg.QueryArrayResult) => void) => object) {
-  truncated = false;
-  /** Read by pg's Client.query: past it the query fails with 'Query read timeout' (a hung server). */
-  readonly query_timeout: number;
-  readonly #limit: number;
-  readonly #done: Promise<pg.QueryArrayResult>;
-
-  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number) {
-    let settle!: (error: Error | null, result: pg.QueryArrayResult) => void;
-    super({ text: statement.text, values: statement.values, rowMode: 'array' }, undefined, (error, result) => settle(error, result));
-    this.#limit = limit;
-    this.query_timeout = readTimeoutMs;
-    this.#done = new Promise((resolve, reject) => (settle = (error, result) => (error ? reject(error) : resolve(result))));
-  }
-
-  requiresPreparation(): boolean {
-    return true;
-  }
-
-  handleDataRow(message: unknown): void {
-    if ((this as unknown as { _result: { rows: unknown[] } })._result.rows.length >= this.#limit) {
-      this.truncated = true;
-      return;
-    }
-    (pg.Query.prototype as unknown as { handleDataRow(message: unknown): void }).handleDataRow.call(this, message);
-  }
-
-  run(client: pg.PoolClient): Promise<pg.QueryArrayResult> {
-    client.query(this as unknown as pg.Submittable);
-    return this.#done;
-  }
 }

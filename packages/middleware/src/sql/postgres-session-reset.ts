@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { sendOwnStatement } from './postgres-own-statement.js';
 
 /**
  * What undoes everything a request may have left on its session (README "PostgreSQL"): settings changed by
@@ -31,8 +32,13 @@ export interface LastWithReset<T> {
  * DISCARD ALL (which refuses to run inside a transaction) runs on its own after it. Pipeline mode is on only
  * for this write: pg-cursor, which the NDJSON path uses, refuses it.
  *
+ * The reset's read timeout (`readTimeoutMs`, a hung server) covers the exchange ahead of it as well, so `send`
+ * arms none of its own (one timer per request, not two): both are written at once and PostgreSQL answers the
+ * exchange first, and when the timeout fires in pipeline mode pg closes the connection, which fails both with
+ * "Connection terminated" (503 database_unavailable, as 'Query read timeout' is).
+ *
  * @example
- * const { answer, reset } = sendWithReset(client, () => client.query('COMMIT'), 7_000);
+ * const { answer, reset } = sendWithReset(client, () => sendOwnStatement(client, 'COMMIT', undefined), 7_000);
  * await answer; // the request answers now
  * releaseAfterReset(client, reset); // the connection rejoins the pool once clean
  */
@@ -45,11 +51,14 @@ export function sendWithReset<T>(client: pg.PoolClient, send: () => Promise<T>, 
   let reset: Promise<unknown>;
   try {
     answer = send();
-    reset = client.query({ text: RESET, query_timeout: readTimeoutMs } as pg.QueryConfig);
+    reset = sendOwnStatement(client, RESET, readTimeoutMs);
   } finally {
     stream.uncork?.();
   }
   const settled = reset.finally(() => (pipelined.pipeline = false));
+  // Its failure is read by releaseAfterReset once the request answered; until then it must not count as an
+  // unhandled rejection (a hung server fails the reset, whose timeout fires first, before the answer does).
+  settled.catch(() => undefined);
   return { answer, reset: settled };
 }
 

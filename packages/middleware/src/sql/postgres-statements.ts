@@ -8,6 +8,8 @@ export interface PostgresStatement {
   values: SqlValue[];
   /** Its first keyword, upper-cased ('' for none): the statement policy looks at it. */
   keyword: string;
+  /** Where each of `values` comes from: an index into positional params, or a bare name of named params. */
+  sources: (number | string)[];
 }
 
 /**
@@ -29,15 +31,17 @@ export function splitPostgres(sql: string, params: SqlParams | undefined): Postg
   let used = 0;
   let text = '';
   let values: SqlValue[] = [];
+  let sources: (number | string)[] = [];
   let slots = new Map<string, number>();
   let from = 0;
   let i = 0;
   const finish = (end: number) => {
     text += sql.slice(from, end);
     const keyword = firstKeyword(text);
-    if (keyword !== '') statements.push({ text, values, keyword });
+    if (keyword !== '') statements.push({ text, values, keyword, sources });
     text = '';
     values = [];
+    sources = [];
     slots = new Map();
   };
   while (i < sql.length) {
@@ -56,6 +60,7 @@ export function splitPostgres(sql: string, params: SqlParams | undefined): Postg
       from = i = i + 1;
     } else if (c === '?' && positional) {
       if (used >= positional.length) throw new RequestFailure(`The query has more ? placeholders than the ${positional.length} values in params`, 'parameter_mismatch');
+      sources.push(used);
       values.push(positional[used++]!);
       text += `${sql.slice(from, i)}$${values.length}`;
       from = i = i + 1;
@@ -67,6 +72,7 @@ export function splitPostgres(sql: string, params: SqlParams | undefined): Postg
       let slot = slots.get(name);
       if (slot === undefined) {
         values.push(named[name]!);
+        sources.push(name);
         slots.set(name, (slot = values.length));
       }
       text += `${sql.slice(from, i)}$${slot}`;
@@ -81,7 +87,7 @@ export function splitPostgres(sql: string, params: SqlParams | undefined): Postg
 }
 
 /** Named params with or without their `:`/`@`/`$` prefix, by bare name (a null-prototype object: no `constructor`). */
-function namedValues(params: Record<string, SqlValue>): Record<string, SqlValue> {
+export function namedValues(params: Record<string, SqlValue>): Record<string, SqlValue> {
   const values = Object.create(null) as Record<string, SqlValue>;
   for (const [key, value] of Object.entries(params)) values[/^[:@$]/.test(key) ? key.slice(1) : key] = value;
   return values;
