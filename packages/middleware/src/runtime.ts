@@ -37,6 +37,7 @@ export class Runtime {
   readonly keys: KeyRing;
   readonly gateway: Gateway;
   #sql: Promise<SqlService> | undefined;
+  #readySql: SqlService | undefined;
   readonly #policy: Promise<{ policy: Policy; admin: AdminOperations }>;
   readonly #policyOnly: Promise<Policy>;
   readonly #keysReady: Promise<KeyRing>;
@@ -66,8 +67,17 @@ export class Runtime {
       const warning = ungrantedWarning(this.config);
       if (warning) this.options.logger.info(warning);
     }
-    this.#sql ??= SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets, journalHooks: this.options.journalHooks });
+    if (!this.#sql) {
+      this.#sql = SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets, journalHooks: this.options.journalHooks });
+      // A service that cannot open is answered where sql() is awaited, not as an unhandled rejection here.
+      this.#sql.then((sql) => (this.#readySql = sql), () => undefined);
+    }
     return this.#sql;
+  }
+
+  /** sql()'s value once it resolved, else undefined (then await sql()): the SQL endpoint skips an await per request. */
+  sqlIfReady(): SqlService | undefined {
+    return this.#readySql;
   }
 
   policy(): Promise<Policy> {

@@ -119,6 +119,8 @@ describe('POST /api/sql/query', () => {
       { name: 'a runaway statement', send: () => sql({ query: "INSERT INTO t(name) VALUES ('before'); WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c" }), status: 400, check: (b) => assert.equal(b.error_code, 'statement_timeout') },
       { name: 'a missing key', send: () => sql({ query: "INSERT INTO t(name) VALUES ('k')" }, ''), status: 401, check: (b) => assert.deepEqual(Object.keys(b), ['detail']) },
       { name: 'a key without the sql scope', send: () => sql({ query: "INSERT INTO t(name) VALUES ('k')" }, MODELS_ONLY_KEY), status: 401 },
+      { name: 'a param that is not a scalar', send: () => sql({ query: "INSERT INTO t(name) VALUES ('p'); SELECT ?", params: [{ x: 1 }] }), status: 422, check: (b) => assert.deepEqual(b.detail[0].loc.slice(0, 2), ['body', 'params']) },
+      { name: 'a nested array of params', send: () => sql({ query: "INSERT INTO t(name) VALUES ('p'); SELECT ?", params: [[1]] }), status: 422, check: (b) => assert.deepEqual(b.detail[0].loc.slice(0, 2), ['body', 'params']) },
       { name: 'mismatched params', send: () => sql({ query: "INSERT INTO t(name) VALUES ('p'); SELECT ?", params: [1, 2] }), status: 400, check: (b) => assert.equal(b.error_code, 'parameter_mismatch') },
       { name: 'a transaction statement', send: () => sql({ query: "BEGIN; INSERT INTO t(name) VALUES ('tx'); COMMIT" }), status: 400, check: (b) => assert.equal(b.error_code, 'transaction_control') },
     ];

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { ServiceError } from '../errors/index.js';
-import { hashKey, PENDING_ID, type KeyRing, type Principal, type Scope } from './key-ring.js';
+import { hashKey, PENDING_ID, type KeyRecord, type KeyRing, type Principal, type Scope } from './key-ring.js';
 
 /**
  * The key a request presents: `Authorization: Bearer <key>` (OpenAI SDK) or `x-api-key` (Anthropic SDK).
@@ -24,11 +24,18 @@ export function presentedKey(req: IncomingMessage): string | undefined {
  * @example
  * const principal = await authenticate(req, runtime.keys, 'sql');
  */
-export async function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope | readonly Scope[]): Promise<Principal> {
+export function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope | readonly Scope[]): Principal | Promise<Principal> {
   const key = presentedKey(req);
   if (!key) throw new ServiceError('unauthorized', 'Missing API key: send "Authorization: Bearer <key>" or "x-api-key: <key>"');
   const sha256 = hashOnConnection(req, key);
-  const record = keys.find(sha256) ?? (await keys.resolve(sha256));
+  // A key the ring holds answers synchronously: no promise per request on the hot path (issue 20); only a
+  // key the ring must still resolve (the store's) waits. Every caller awaits, so a throw here is its rejection.
+  const known = keys.find(sha256);
+  if (known) return principalOf(known, scope);
+  return keys.resolve(sha256).then((record) => principalOf(record, scope));
+}
+
+function principalOf(record: KeyRecord | undefined, scope: Scope | readonly Scope[]): Principal {
   if (!record || record.revoked) throw new ServiceError('unauthorized', 'Invalid or revoked API key');
   if (typeof scope === 'string' ? !record.scopes.includes(scope) : !scope.some((one) => record.scopes.includes(one))) {
     throw new ServiceError('forbidden_scope', `This API key lacks the "${typeof scope === 'string' ? scope : scope.join('" or "')}" scope`);
