@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import type { ConfigInput } from '@tollgate/middleware';
 import pg from 'pg';
 import { postJson, startGateway, type RunningGateway } from '../../support/gateway.js';
@@ -76,6 +77,59 @@ describe('a sql:read key on the postgres kind cannot write through the read-only
       assert.equal((await sql(body, WRITER)).status, 200);
     }
     assert.deepEqual(await rows(), [[6]]);
+    await sql({ query: 'DELETE FROM guarded' }, WRITER);
+  });
+
+  it('answers 400 syntax_error to SQL text holding a NUL, reader or writer, writes nothing and keeps its one connection (PostgreSQL would close it: a 503)', async () => {
+    const backend = async () => (await sql({ query: 'SELECT pg_backend_pid()' }, WRITER)).body.data;
+    const before = await backend();
+    for (const query of ['SELECT 1\u0000; INSERT INTO guarded VALUES (1)', 'INSERT INTO guarded VALUES (1)\u0000', "SELECT '\u0000'", 'SELECT ?\u0000']) {
+      for (const key of [READER, WRITER]) {
+        const refused = await sql(query.includes('?') ? { query, params: [1] } : { query }, key);
+        assert.deepEqual([refused.status, refused.body.error_code], [400, 'syntax_error'], JSON.stringify(query));
+        assert.match(refused.body.error_message, /NUL character/);
+      }
+    }
+    assert.deepEqual(await backend(), before, 'the same connection serves on');
+    assert.deepEqual(await rows(), [[0]]);
+    const valued = await sql({ query: 'SELECT ?::text AS v', params: ['a\u0000b'] });
+    assert.equal(valued.status, 400, JSON.stringify(valued.body));
+  });
+
+  it('answers texts that differ only in whitespace, comments, a ";" in a string or trailing ";" each as written (a plan per text)', async () => {
+    const variants: [query: string, data: unknown][] = [
+      ['SELECT 1 AS one', [[1]]],
+      ['SELECT 1 AS one ', [[1]]],
+      ['SELECT 1 AS one;', [[1]]],
+      ['SELECT 1 AS one;;', [[1]]],
+      ['SELECT 1 AS one -- ; INSERT INTO guarded VALUES (1)', [[1]]],
+      ['/* ; */ SELECT 1 AS one', [[1]]],
+      ["SELECT ';' AS one", [[';']]],
+      ["SELECT $$;$$ AS one", [[';']]],
+    ];
+    for (let round = 0; round < 2; round++) {
+      for (const [query, data] of variants) {
+        for (const key of [READER, WRITER]) assert.deepEqual((await sql({ query }, key)).body.data, data, query);
+      }
+    }
+    assert.deepEqual(await rows(), [[0]]);
+  });
+
+  it('leaves its connection clean when a reader leaves at any point of its request: the next write and read are answered', async () => {
+    const url = new URL(`${gateway.url}/api/sql/query`);
+    for (let round = 0; round < 16; round++) {
+      const body = JSON.stringify({ query: round % 2 ? 'SELECT pg_sleep(0.05)' : 'SELECT count(*) FROM generate_series(1, 3000000)' });
+      const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${READER}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+      req.on('error', () => undefined);
+      req.end(body);
+      // Leaves a little later each round: before its opening, on it, or while its statement runs.
+      for (let turn = 0; turn < round * 4; turn++) await new Promise((resolve) => setImmediate(resolve));
+      req.destroy();
+      const written = await sql({ query: 'INSERT INTO guarded VALUES (9)' }, WRITER);
+      assert.equal(written.status, 200, JSON.stringify(written.body));
+      assert.equal((await sql({ query: 'SELECT count(*)::int FROM guarded' })).status, 200);
+    }
+    assert.deepEqual(await rows(), [[16]]);
     await sql({ query: 'DELETE FROM guarded' }, WRITER);
   });
 });
