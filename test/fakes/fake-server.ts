@@ -89,7 +89,7 @@ export class FakeServer {
   #delayMs = 0;
   #resets = 0;
   #cuts = 0;
-  #raw: { status: number; body: string; contentType: string }[] = [];
+  #raw: { status: number; body: string; contentType: string; closeShort?: boolean }[] = [];
   #trickle: Trickle | undefined;
   /** Body bytes written by endless streams so far: tests watch it stop growing when the peer stops reading. */
   streamedBytes = 0;
@@ -157,9 +157,13 @@ export class FakeServer {
     this.#cuts += times;
   }
 
-  /** The next `times` requests get this answer as it is, whatever the wire format says (a proxy's error page). */
-  answerRawNext(answer: { status: number; body: string; contentType?: string; times?: number }): void {
-    for (let i = 0; i < (answer.times ?? 1); i++) this.#raw.push({ status: answer.status, body: answer.body, contentType: answer.contentType ?? 'text/html' });
+  /**
+   * The next `times` requests get this answer as it is, whatever the wire format says (a proxy's error page).
+   * `closeShort`: its head and body go in one write, then the connection closes short of the Content-Length it
+   * declared (a provider that dies right after its first bytes).
+   */
+  answerRawNext(answer: { status: number; body: string; contentType?: string; times?: number; closeShort?: boolean }): void {
+    for (let i = 0; i < (answer.times ?? 1); i++) this.#raw.push({ status: answer.status, body: answer.body, contentType: answer.contentType ?? 'text/html', closeShort: answer.closeShort });
   }
 
   /** Every following answer trickles (undefined: back to full speed). */
@@ -271,8 +275,11 @@ export class FakeServer {
     if (this.#delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.#delayMs));
     const raw = this.#raw.shift();
     if (raw) {
-      res.writeHead(raw.status, { 'content-type': raw.contentType, 'content-length': Buffer.byteLength(raw.body) });
-      res.end(raw.body);
+      const length = Buffer.byteLength(raw.body);
+      res.writeHead(raw.status, { 'content-type': raw.contentType, 'content-length': raw.closeShort ? length + 1_000 : length });
+      if (!raw.closeShort) return void res.end(raw.body);
+      res.write(raw.body);
+      res.socket?.end();
       return;
     }
     if (this.#cuts > 0) {

@@ -154,6 +154,16 @@ describe('hostile request bodies (issue 15 items 6 and 7)', () => {
       assert.deepEqual(JSON.parse(answer.body), { error: { message: 'The request body did not arrive within 400 ms', type: 'invalid_request_error', param: null, code: 'request_timeout' } });
     });
 
+    it('a whole JSON body shorter than its Content-Length is never served as the request: 408 at the deadline, the provider not called', async () => {
+      // The buffered part parses as a complete request: only the declared length tells it is not all of it.
+      const json = JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] });
+      const calls = openai.requests.length;
+      const answer = await rawRequest(port, head('/v1/chat/completions', json.length + 10, KEY) + json);
+      assert.equal(answer.status, 408, answer.head);
+      assert.ok(answer.closed);
+      assert.equal(openai.requests.length, calls);
+    });
+
     it('on /v1/messages a stalled keyed body answers 408 in the Anthropic envelope', async () => {
       const answer = await rawRequest(port, head('/v1/messages', 1000, KEY) + '{"model":');
       assert.equal(answer.status, 408);

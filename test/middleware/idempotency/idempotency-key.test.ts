@@ -152,6 +152,35 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
     assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 1);
   });
 
+  for (const dropAfter of [1, 4]) {
+    it(`keeps no stream its provider broke off after ${dropAfter} event(s): the repeat runs again, each run billed once, no slot left taken`, async () => {
+      const stack = await start({ acme: { wallet: 10, limits: { concurrency: 1 } } });
+      stack.openai.reply({ text: Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ') });
+      stack.openai.dropAfterChunks(dropAfter);
+      const body = { ...CHAT, stream: true };
+      const broken = await post(stack.gateway.url, body, `broken-${dropAfter}`).catch(() => undefined);
+      assert.ok(broken === undefined || broken.status !== 200 || !/\[DONE\]/.test(broken.text), 'never a whole stream');
+      const usage = async () => stack.gateway.gate.admin.usage('acme');
+      for (let i = 0; i < 200 && ((await usage()).requests < 1 || (await usage()).inFlight > 0); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      stack.openai.dropAfterChunks(undefined);
+      let repeat = await post(stack.gateway.url, body, `broken-${dropAfter}`);
+      for (let i = 0; i < 200 && repeat.status === 409; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        repeat = await post(stack.gateway.url, body, `broken-${dropAfter}`);
+      }
+      assert.equal(repeat.status, 200);
+      assert.equal(repeat.headers.get('idempotent-replayed'), null, 'ran again, not replayed');
+      assert.match(repeat.text, /data: \[DONE\]/);
+      assert.equal(stack.openai.requests.length, 2, 'the broken run (its relay had begun: not retried), then the repeat');
+      const after = await usage();
+      assert.equal(after.inFlight, 0);
+      assert.equal(after.requests, 2, 'each run billed once');
+      const replay = await post(stack.gateway.url, body, `broken-${dropAfter}`);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      assert.equal(replay.text, repeat.text);
+    });
+  }
+
   it('frees the key when the request is refused, so the retry after a top-up runs', async () => {
     const stack = await start({ acme: { wallet: 0 } });
     assert.equal((await post(stack.gateway.url, CHAT, 'broke')).status, 402);

@@ -140,6 +140,8 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
         ['a transaction statement', { query: "BEGIN; INSERT INTO t(id, name) VALUES (9, 'x')" }, 400, 'transaction_control'],
         ['an unknown database', { query: 'SELECT 1', context: { db: 'nope' } }, 400, 'unknown_database'],
         ['a statement over maxStatementBytes', { query: `SELECT 1 -- ${'x'.repeat(5000)}` }, 413, 'request_too_large'],
+        // Both engines read SQL text as a C string: sql.js ran the part before the NUL (200), PostgreSQL closed the connection (503).
+        ['a NUL in the text', { query: "INSERT INTO t(id, name) VALUES (9, 'x')\u0000; INSERT INTO t(id, name) VALUES (10, 'y')" }, 400, 'syntax_error'],
       ];
       for (const [what, body, status, code] of badInputs) {
         it(`answers ${status} ${code} for ${what} and changes nothing`, async () => {

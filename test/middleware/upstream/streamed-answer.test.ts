@@ -37,4 +37,22 @@ describe('a streamed upstream answer pushed to the client (issue 19: heap per op
     assert.ok(answer.body.error.message.length <= 500, `message of ${answer.body.error.message.length} characters`);
     assert.equal((await stack.gateway.gate.admin.usage('acme')).inFlight, 0);
   });
+
+  for (const events of [1, 3]) {
+    it(`serves a stream whose provider closed its connection right after its head and ${events} event(s), billed once, its slot freed`, async () => {
+      stack = await startStack();
+      const first = [chunk({ role: 'assistant', content: 'Hel' }, null), chunk({ content: 'lo' }, null), chunk({ content: ' again' }, null)].slice(0, events).join('');
+      stack.openai.answerRawNext({ status: 200, contentType: 'text/event-stream', body: first, closeShort: true });
+      const response = await fetch(`${stack.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+      const text = await response.text().catch(() => undefined);
+      // Either the provider died before any client byte (retried: the next answer is whole), or the client got
+      // the events relayed and an abnormal end: never a normal end after the broken answer's events.
+      if (text !== undefined) assert.ok(/data: \[DONE\]/.test(text) ? !text.includes('"Hel"') : !text.includes('finish_reason":"stop'), text);
+      const usage = () => stack.gateway.gate.admin.usage('acme');
+      for (let i = 0; i < 200 && (await usage()).inFlight + ((await usage()).requests === 0 ? 1 : 0) > 0; i++) await new Promise((resolve) => setImmediate(resolve));
+      const settled = await usage();
+      assert.deepEqual([settled.requests, settled.inFlight], [1, 0]);
+      assert.equal(stack.openai.requests.length, text !== undefined && /data: \[DONE\]/.test(text) ? 2 : 1);
+    });
+  }
 });

@@ -25,6 +25,9 @@ export interface PostgresStatement {
  * // [{ text: 'INSERT INTO t VALUES ($1)', values: [1] }, { text: "SELECT '?', x::text FROM t WHERE id = $1", values: [2] }]
  */
 export function splitPostgres(sql: string, params: SqlParams | undefined): PostgresStatement[] {
+  // The wire protocol ends SQL text at a NUL: PostgreSQL refuses such a message as malformed and closes the
+  // connection, which answered a retryable 503 database_unavailable and cost a pooled connection per request.
+  if (sql.includes('\u0000')) throw new RequestFailure('The query contains a NUL character (U+0000), which PostgreSQL does not accept in SQL text', 'syntax_error');
   const positional = Array.isArray(params) ? params : undefined;
   const named = params && !Array.isArray(params) ? namedValues(params) : undefined;
   const statements: PostgresStatement[] = [];

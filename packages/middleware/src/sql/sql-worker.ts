@@ -235,6 +235,9 @@ function runKept(kept: KeptStatement, run: RequestRun): StatementResult {
  * statement: sqlite3_sql gives each statement's exact text, so they add up to the query (checked).
  */
 function runStatements(query: string, run: RequestRun): StatementResult {
+  // SQLite compiles SQL text as a C string: past a NUL nothing runs, while the request was checked (and would be
+  // answered, 200) as if all of it had.
+  if (query.includes('\u0000')) throw new RequestFailure('The query contains a NUL character (U+0000), which the database does not accept in SQL text', 'syntax_error');
   const { limits } = run;
   const statements = db.iterateStatements(query);
   let last: StatementResult | undefined;
