@@ -111,10 +111,11 @@ export class PostgresDatabase implements SqlEngine {
       return sent.answer;
     };
     const opening = alone ? undefined : this.#opening(limits.readOnly, timeoutMs);
-    // A read-only request's opening rides with its first statement (unless that one is streamed through a cursor)
-    // in one Sync unit: should the opening fail, PostgreSQL skips the statement too, so it never runs outside
-    // the read-only transaction (with separate Syncs it would run in autocommit, able to write).
-    const openingRides = limits.readOnly && !(statements.length === 1 && limits.streamCredit);
+    // The opening rides with the first statement (unless that one is streamed through a cursor) in one Sync unit,
+    // a round trip fewer: should the opening fail, PostgreSQL skips the statement too, so it never runs outside
+    // the transaction (with separate Syncs it would run in autocommit: committed alone, or able to write on a
+    // read-only request).
+    const openingRides = !(statements.length === 1 && limits.streamCredit);
     // And its last statement goes out with COMMIT and the reset behind it: a read-only transaction has nothing to
     // commit, so an answer refused afterwards (too_many_rows, result_too_large) undoes nothing.
     const commitRides = limits.readOnly && !limits.streamCredit;
