@@ -40,20 +40,16 @@ subscribe('tollgate:store:snapshot', (event) => {
   stats.snapshotCaptureMs += captureMs;
   stats.snapshotBytes = snapshotBytes;
 });
-subscribe('tollgate:store:journal-commit', (event) => {
-  const { lines, bytes, ms } = event as Commit;
-  stats.journalCommits++;
-  stats.journalLines += lines;
-  stats.journalBytes += bytes;
-  stats.journalMs += ms;
-});
-subscribe('tollgate:store:ledger-commit', (event) => {
-  const { lines, bytes, ms } = event as Commit;
-  stats.ledgerCommits++;
-  stats.ledgerLines += lines;
-  stats.ledgerBytes += bytes;
-  stats.ledgerMs += ms;
-});
+// The journal's and the ledger's group commits, counted alike.
+for (const file of ['journal', 'ledger'] as const) {
+  subscribe(`tollgate:store:${file}-commit`, (event) => {
+    const { lines, bytes, ms } = event as Commit;
+    stats[`${file}Commits`]++;
+    stats[`${file}Lines`] += lines;
+    stats[`${file}Bytes`] += bytes;
+    stats[`${file}Ms`] += ms;
+  });
+}
 subscribe('tollgate:store:ledger-rotate', () => stats.ledgerRotations++);
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {

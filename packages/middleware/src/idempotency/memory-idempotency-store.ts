@@ -1,93 +1,79 @@
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../runtime-clock.js';
-import { UseOrder, type Ordered } from './use-order.js';
 import { ANSWER_TTL_MS, RUNNING_TTL_MS, type IdempotencyClaim, type IdempotencyStore, type StoredAnswer } from './idempotency-types.js';
 
-interface Entry extends Ordered {
-  id: string;
+interface Running {
   fingerprint: string;
   token: string;
+  expiresAt: number;
+}
+
+interface Finished {
+  fingerprint: string;
   answer: StoredAnswer | undefined;
-  done: boolean;
   bytes: number;
   expiresAt: number;
 }
 
 /**
- * Idempotency records of a single process: a Map by organization and key, and their order of last use (a
- * hit makes its entry the newest), bounded in entries and in bytes of kept answers, each entry expiring
- * after its TTL. Evicting the oldest first means a key dropped under pressure is one not seen for the
- * longest time. A claim still running is never dropped (its repeat would run a second time): met at the
- * oldest end it becomes the newest, and those add at most the requests in flight. Synchronous: a keyed
- * request's claim and keep cost no promise and no hop.
+ * Idempotency records of a single process, by organization and key, each expiring after its TTL. Finished
+ * answers sit in a least-recently-used cache (lru-cache) bounded in entries and in bytes of kept answers: a key
+ * dropped under pressure is one not seen for the longest time. A claim still running is never dropped (its
+ * repeat would run a second time): claims sit apart, count towards `maxEntries`, and add at most the requests
+ * in flight. Synchronous: a keyed request's claim and keep cost no promise and no hop.
  *
  * @example
  * const store = new MemoryIdempotencyStore(systemClock, { maxEntries: 10_000, maxBytes: 64 * 1_048_576 });
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
-  readonly #entries = new Map<string, Entry>();
-  readonly #order = new UseOrder<Entry>();
-  #bytes = 0;
+  readonly #running = new Map<string, Running>();
+  readonly #finished: LRUCache<string, Finished>;
   /** Claims' tokens: unique within the process, which is all a memory record is seen from. */
   #claims = 0;
 
   constructor(
     private readonly clock: Clock,
     private readonly bounds: { maxEntries: number; maxBytes: number },
-  ) {}
+  ) {
+    // lru-cache refuses a size of 0: an answer without bytes weighs one.
+    this.#finished = new LRUCache<string, Finished>({ max: bounds.maxEntries, maxSize: bounds.maxBytes, sizeCalculation: (finished) => Math.max(1, finished.bytes) });
+  }
 
   begin(org: string, key: string, fingerprint: string): IdempotencyClaim {
     const id = entryId(org, key);
     const now = this.clock.now();
-    const entry = this.#entries.get(id);
-    if (entry && entry.expiresAt > now) {
-      this.#order.touch(entry);
-      if (entry.fingerprint !== fingerprint) return { state: 'mismatch' };
-      return entry.done ? { state: 'done', answer: entry.answer } : { state: 'running' };
-    }
-    if (entry) this.#remove(entry);
+    const running = this.#running.get(id);
+    if (running && running.expiresAt > now) return running.fingerprint === fingerprint ? { state: 'running' } : { state: 'mismatch' };
+    const finished = this.#finished.get(id); // a hit makes it the most recently used
+    if (finished && finished.expiresAt > now) return finished.fingerprint === fingerprint ? { state: 'done', answer: finished.answer } : { state: 'mismatch' };
+    if (finished) this.#finished.delete(id);
     const token = String(++this.#claims);
-    const claimed: Entry = { lastUse: -1, id, fingerprint, token, answer: undefined, done: false, bytes: 0, expiresAt: now + RUNNING_TTL_MS };
-    this.#entries.set(id, claimed);
-    this.#order.touch(claimed);
+    this.#running.set(id, { fingerprint, token, expiresAt: now + RUNNING_TTL_MS });
     this.#evict();
     return { state: 'claimed', token };
   }
 
   complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): void {
-    const entry = this.#entries.get(entryId(org, key));
-    if (!entry || entry.token !== token) return;
-    entry.done = true;
-    entry.answer = answer;
-    entry.bytes = answer ? answerBytes(answer) : 0;
-    entry.expiresAt = this.clock.now() + ANSWER_TTL_MS;
-    this.#bytes += entry.bytes;
-    this.#evict();
+    const id = entryId(org, key);
+    const running = this.#running.get(id);
+    if (!running || running.token !== token) return;
+    this.#running.delete(id);
+    this.#finished.set(id, { fingerprint: running.fingerprint, answer, bytes: answer ? answerBytes(answer) : 0, expiresAt: this.clock.now() + ANSWER_TTL_MS });
   }
 
   abandon(org: string, key: string, token: string): void {
-    const entry = this.#entries.get(entryId(org, key));
-    if (entry && entry.token === token) this.#remove(entry);
+    const id = entryId(org, key);
+    if (this.#running.get(id)?.token === token) this.#running.delete(id);
   }
 
   /** Entries held now (for tests of the bounds). */
   get size(): number {
-    return this.#entries.size;
+    return this.#running.size + this.#finished.size;
   }
 
+  /** Running claims count towards `maxEntries` too: the least recently used answers make room for them. */
   #evict(): void {
-    // Each entry is looked at once at most: past that, only running claims are left to drop, and they stay.
-    for (let budget = this.#order.size; budget > 0 && (this.#entries.size > this.bounds.maxEntries || this.#bytes > this.bounds.maxBytes); budget--) {
-      const oldest = this.#order.takeOldest();
-      if (!oldest) return;
-      if (oldest.done) this.#remove(oldest);
-      else this.#order.touch(oldest);
-    }
-  }
-
-  #remove(entry: Entry): void {
-    this.#entries.delete(entry.id);
-    this.#order.forget(entry);
-    this.#bytes -= entry.bytes;
+    while (this.size > this.bounds.maxEntries && this.#finished.pop() !== undefined);
   }
 }
 
