@@ -17,7 +17,7 @@ mkdirSync(dir, { recursive: true });
 const postgres = await PostgresServer.start({ fsync: true });
 try {
   await seedBenchTables(postgres.url);
-  const server = await forkServer('pg-tollgate-server', { BENCH_PG_URL: postgres.url }, ['--conditions=tollgate-source', '--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const server = await forkServer('pg-tollgate-server', { BENCH_PG_URL: postgres.url }, ['--conditions=tollgate-source', '--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${process.env.INTERVAL_US ?? 1000}`]);
   const headers = { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
   const bodies = [{ query: 'SELECT id, name FROM items WHERE id = ?', params: [42] }, { query: "INSERT INTO log VALUES (now(), 'written')" }];
   for (const body of bodies) {

@@ -5,6 +5,7 @@ import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
 import { BoundedQuery } from './postgres-bounded-query.js';
+import { LastExchange, type StatementRows } from './postgres-last-exchange.js';
 import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
 import { releaseAfterReset, sendWithReset } from './postgres-session-reset.js';
@@ -129,9 +130,12 @@ export class PostgresDatabase implements SqlEngine {
         const final = index === statements.length - 1;
         const prefixes = index === 0 && openingRides ? opening : undefined;
         if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
-        else if (alone) answer = await last(() => this.#run(client, statement, true, budget, undefined));
-        else if (final && commitRides) answer = await last(() => this.#runThenCommit(client, statement, budget, prefixes));
-        else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, prefixes);
+        else if (alone || (final && commitRides)) {
+          const exchange = new LastExchange(statement, this.options.maxRows + 1, prefixes, commitRides, readTimeoutMs).send(client);
+          reset = exchange.reset;
+          const result = await exchange.answer;
+          answer = this.#answerOf(result, result.truncated, true, budget);
+        } else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, prefixes);
         if (limits.allResults) results.push(answer);
       }
       if (!alone && !commitRides) await last(() => sendOwnStatement(client, 'COMMIT', undefined));
@@ -174,14 +178,6 @@ export class PostgresDatabase implements SqlEngine {
     return timeoutMs === this.options.timeoutMs ? begin : [...begin, `SET LOCAL statement_timeout = ${timeoutMs}`];
   }
 
-  /** A read-only request's last statement and COMMIT, written together (the reset follows them: sendWithReset). */
-  async #runThenCommit(client: pg.PoolClient, statement: PostgresStatement, budget: ResultBudget, prefixes: readonly string[] | undefined): Promise<StatementResult> {
-    const answer = this.#run(client, statement, true, budget, undefined, prefixes);
-    const commit = sendOwnStatement(client, 'COMMIT', undefined);
-    const [result] = await Promise.all([answer, commit]);
-    return result;
-  }
-
   #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number) {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     return {
@@ -215,9 +211,15 @@ export class PostgresDatabase implements SqlEngine {
     const { maxRows } = this.options;
     const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs, prefixes);
     const result = await query.run(client);
+    return this.#answerOf(result, query.truncated, answering, budget);
+  }
+
+  /** A statement's answer: `ok` without columns, else its table (only the columns for a statement not answering). */
+  #answerOf(result: StatementRows, truncated: boolean, answering: boolean, budget: ResultBudget): StatementResult {
+    const { maxRows } = this.options;
     if (result.fields.length === 0) return { type: 'ok', affected_rows: result.rowCount ?? 0 };
     if (!answering) return { type: 'table', column_names: result.fields.map((field) => field.name), column_types: [], data: [] };
-    if (query.truncated || result.rows.length > maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
+    if (truncated || result.rows.length > maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
     return tableOf(result, budget);
   }
 
@@ -281,7 +283,7 @@ export class PostgresDatabase implements SqlEngine {
 }
 
 /** Rows as the wire shows them (values already converted by postgresTypeParsers), their sizes budgeted. */
-function tableOf(result: pg.QueryArrayResult, budget: ResultBudget): StatementResult {
+function tableOf(result: StatementRows, budget: ResultBudget): StatementResult {
   const { fields, rows } = result;
   const column_types: ColumnType[] = fields.map((field) => ({ declared: postgresTypeName(field.dataTypeID), storage: null }));
   for (let row = 0; row < rows.length; row++) {

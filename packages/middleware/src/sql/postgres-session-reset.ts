@@ -9,7 +9,7 @@ import { sendOwnStatement } from './postgres-own-statement.js';
  * INSERT into a serial column changes `lastval()`), so no request is let through without it. The connection
  * string's settings, statement_timeout included, are the session's defaults and survive it.
  */
-const RESET = 'DISCARD ALL';
+export const SESSION_RESET = 'DISCARD ALL';
 
 /** The parts of pg's Client this module drives: its pipeline mode (pg ≥ 8.16) and the socket under it. */
 interface PipelinedClient {
@@ -51,7 +51,7 @@ export function sendWithReset<T>(client: pg.PoolClient, send: () => Promise<T>, 
   let reset: Promise<unknown>;
   try {
     answer = send();
-    reset = sendOwnStatement(client, RESET, readTimeoutMs);
+    reset = sendOwnStatement(client, SESSION_RESET, readTimeoutMs);
   } finally {
     stream.uncork?.();
   }

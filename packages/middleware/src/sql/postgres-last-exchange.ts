@@ -1,0 +1,238 @@
+import type pg from 'pg';
+import type { PostgresStatement } from './postgres-statements.js';
+import { postgresTypeParsers } from './postgres-types.js';
+import { SESSION_RESET } from './postgres-session-reset.js';
+import type { SqlValue } from './sql-types.js';
+
+/** The messages of pg's Connection an exchange writes, and the socket under it. */
+interface PgWire {
+  stream: { cork?(): void; uncork?(): void; destroy(): void };
+  query(text: string): void;
+  parse(message: { text: string; name: string }): void;
+  bind(message: { portal: string; statement: string; values: readonly unknown[]; valueMapper?: (value: SqlValue) => string | null }): void;
+  describe(message: { type: 'P'; name: string }): void;
+  execute(message: { portal: string; rows: number }): void;
+  sync(): void;
+  sendCopyFail(message: string): void;
+}
+
+/** A column as PostgreSQL's row description names it. */
+export interface ExchangeField {
+  name: string;
+  dataTypeID: number;
+}
+
+/** A statement's columns, rows (values converted) and command tag's row count, as pg's array Result has them. */
+export interface StatementRows {
+  fields: ExchangeField[];
+  rows: unknown[][];
+  rowCount: number | null;
+}
+
+/** A statement's answer: at most `limit` rows, `truncated` when PostgreSQL sent more. */
+export interface BoundedResult extends StatementRows {
+  truncated: boolean;
+}
+
+/** The parts of pg's Client (not in pipeline mode) an exchange is queued on. */
+interface QueueingClient {
+  connection: PgWire;
+  _queryable: boolean;
+  _ending: boolean;
+  _queryQueue: Receiver[];
+  _pulseQueryQueue(): void;
+}
+
+/** What pg's Client calls on the query whose messages arrive (pg's "submittable", as pg-cursor implements it). */
+abstract class Receiver {
+  #settled = false;
+  submit(): null {
+    return null; // its messages went out with the exchange's (LastExchange.submit)
+  }
+  handleRowDescription(_message: { fields: ExchangeField[] }): void {}
+  handleDataRow(_message: { fields: (string | null)[] }): void {}
+  handleCommandComplete(_message: { text: string }): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyData(): void {}
+  /** COPY … FROM STDIN (the policy refuses COPY; a function cannot run it): refused as pg.Query refuses it. */
+  handleCopyInResponse(connection: PgWire): void {
+    connection.sendCopyFail('No source stream defined');
+  }
+  /** A server error (its ReadyForQuery goes to the next receiver: pg clears the active query) or a lost connection. */
+  handleError(error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.settle(error);
+  }
+  handleReadyForQuery(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.settle(undefined);
+  }
+  protected abstract settle(error: Error | undefined): void;
+}
+
+/** COMMIT or the session reset, written ahead by the exchange: only its outcome matters. */
+class OwnStatementReceiver extends Receiver {
+  constructor(private readonly done: (error: Error | undefined) => void) {
+    super();
+  }
+  protected settle(error: Error | undefined): void {
+    this.done(error);
+  }
+}
+
+/** pg's prepareValue for the values a request can bind (contract §2.1: numbers, strings, booleans, null). */
+const bindValue = (value: SqlValue): string | null => (value === null ? null : typeof value === 'string' ? value : String(value));
+
+/**
+ * A request's last exchange with PostgreSQL — its statement (with a transaction's opening ahead of it, and
+ * COMMIT behind it, when they ride along) and the session reset (`DISCARD ALL`, postgres-session-reset.ts) —
+ * written in one write and answered without pg.Query: pg builds an EventEmitter, a Result (with a keyed row
+ * template), a normalized config and a promise per query, and its pipeline mode a queue entry each; this keeps
+ * the rows as arrays of converted values and settles one promise for the answer and one for the reset.
+ *
+ * The bytes on the wire are the same as BoundedQuery's and sendWithReset's: each Sync unit answers with its own
+ * ReadyForQuery, and pg's Client (not in pipeline mode) hands each unit's messages to the receiver queued for it
+ * in turn (the statement's, then COMMIT's, then the reset's), so a failing statement does not skip the reset,
+ * and the opening failing makes PostgreSQL skip the statement (one Sync unit).
+ *
+ * One timer per request catches a hung server: past `readTimeoutMs` without the reset's answer the socket is
+ * destroyed, which fails every receiver with pg's "Connection terminated unexpectedly" (503, isServerGone).
+ */
+export class LastExchange extends Receiver {
+  /** Settles with the statement's result once it (and the COMMIT riding behind it) answered. */
+  readonly answer: Promise<BoundedResult>;
+  /** Settles once the session is clean: the connection goes back to the pool only then (releaseAfterReset). */
+  readonly reset: Promise<void>;
+  readonly #result: BoundedResult = { fields: [], rows: [], rowCount: null, truncated: false };
+  readonly #statement: PostgresStatement;
+  readonly #limit: number;
+  readonly #prefixes: readonly string[] | undefined;
+  readonly #commit: boolean;
+  readonly #readTimeoutMs: number;
+  #parsers: ((text: string) => unknown)[] = [];
+  /** Command completions of the prefixes still to come: their rows and tags are not the statement's. */
+  #prefixAnswers: number;
+  #answered!: (error: Error | undefined) => void;
+  #resetDone!: (error: Error | undefined) => void;
+
+  constructor(statement: PostgresStatement, limit: number, prefixes: readonly string[] | undefined, commit: boolean, readTimeoutMs: number) {
+    super();
+    this.#statement = statement;
+    this.#limit = limit;
+    this.#prefixes = prefixes;
+    this.#prefixAnswers = prefixes?.length ?? 0;
+    this.#commit = commit;
+    this.#readTimeoutMs = readTimeoutMs;
+    this.answer = new Promise((resolve, reject) => (this.#answered = (error) => (error ? reject(error) : resolve(this.#result))));
+    this.reset = new Promise((resolve, reject) => (this.#resetDone = (error) => (error ? reject(error) : resolve())));
+    // Read by releaseAfterReset once the request answered; until then not an unhandled rejection (a hung server
+    // fails the reset, and the answer, at once).
+    this.reset.catch(() => undefined);
+  }
+
+  /**
+   * Queues the exchange and the receivers of what rides behind it (COMMIT, the reset) on the client, which is
+   * not in pipeline mode: pg hands each Sync unit's answer to the next receiver in its queue. They go into the
+   * queue directly (pg's Client.query would warn about a second query queued on a busy client), after the checks
+   * Client.query makes.
+   */
+  send(client: pg.PoolClient): this {
+    const internals = client as unknown as QueueingClient;
+    if (!internals._queryable || internals._ending) {
+      const error = new Error('Client has encountered a connection error and is not queryable');
+      this.#answered(error);
+      this.#resetDone(error);
+      return this;
+    }
+    const timer = setTimeout(() => internals.connection.stream.destroy(), this.#readTimeoutMs);
+    const reset = new OwnStatementReceiver((error) => {
+      clearTimeout(timer);
+      this.#resetDone(error);
+    });
+    if (this.#commit) internals._queryQueue.push(this, new OwnStatementReceiver(this.#answered), reset);
+    else internals._queryQueue.push(this, reset);
+    internals._pulseQueryQueue();
+    return this;
+  }
+
+  /**
+   * The statement as BoundedQuery sends it — a simple Query for a text without values and without `;`, else
+   * Parse/Bind/Describe/Execute behind the prefixes' Parse/Bind/Execute, one Sync — then COMMIT and the reset as
+   * simple Queries, all in one write.
+   */
+  override submit(connection?: PgWire): null {
+    const wire = connection!;
+    const { text, values } = this.#statement;
+    wire.stream.cork?.();
+    try {
+      if (this.#prefixes === undefined && values.length === 0 && !text.includes(';')) wire.query(text);
+      else {
+        for (const prefix of this.#prefixes ?? []) {
+          wire.parse({ text: prefix, name: '' });
+          wire.bind({ portal: '', statement: '', values: [] });
+          wire.execute({ portal: '', rows: 0 });
+        }
+        wire.parse({ text, name: '' });
+        wire.bind({ portal: '', statement: '', values, valueMapper: bindValue });
+        wire.describe({ type: 'P', name: '' });
+        wire.execute({ portal: '', rows: 0 });
+        wire.sync();
+      }
+      if (this.#commit) wire.query('COMMIT');
+      wire.query(SESSION_RESET);
+    } finally {
+      wire.stream.uncork?.();
+    }
+    return null;
+  }
+
+  override handleRowDescription(message: { fields: ExchangeField[] }): void {
+    const { fields } = message;
+    const parsers = new Array<(text: string) => unknown>(fields.length);
+    for (let i = 0; i < fields.length; i++) parsers[i] = postgresTypeParsers.getTypeParser(fields[i]!.dataTypeID);
+    this.#result.fields = fields;
+    this.#parsers = parsers;
+  }
+
+  /** Rows past the limit are dropped as they arrive: memory stays bounded, the answer is too_many_rows. */
+  override handleDataRow(message: { fields: (string | null)[] }): void {
+    if (this.#prefixAnswers > 0) return; // a prefix's row (SELECT 1), sent without a description
+    const rows = this.#result.rows;
+    if (rows.length >= this.#limit) {
+      this.#result.truncated = true;
+      return;
+    }
+    const raw = message.fields;
+    const parsers = this.#parsers;
+    const row = new Array<unknown>(raw.length);
+    for (let i = 0; i < raw.length; i++) {
+      const value = raw[i];
+      row[i] = value === null || value === undefined ? null : parsers[i]!(value);
+    }
+    rows.push(row);
+  }
+
+  override handleCommandComplete(message: { text: string }): void {
+    if (this.#prefixAnswers > 0) {
+      this.#prefixAnswers--;
+      return;
+    }
+    this.#result.rowCount = rowCountOf(message.text);
+  }
+
+  /** With COMMIT behind it, a failed statement answers at once (its error) and a passed one once COMMIT passed. */
+  protected settle(error: Error | undefined): void {
+    if (error || !this.#commit) this.#answered(error);
+  }
+}
+
+/** The row count of a command tag (`SELECT 3`, `INSERT 0 1`, `UPDATE 2`), as pg's Result reads it; null without one. */
+function rowCountOf(tag: string): number | null {
+  const space = tag.lastIndexOf(' ');
+  if (space < 0) return null;
+  const count = Number(tag.slice(space + 1));
+  return Number.isInteger(count) ? count : null;
+}
