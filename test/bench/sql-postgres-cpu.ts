@@ -8,9 +8,12 @@
 // `N=5000 ROUNDS=4 node --conditions=tollgate-source --import tsx test/bench/sql-postgres-cpu.ts` (Tollgate runs
 // from its TypeScript source, so no build is needed to try a change). BENCH_BASE=<another checkout> adds that
 // checkout's Tollgate as a third front in the same rounds (before/after under the same contention), e.g.
-// `git -C /work/main archive HEAD | tar -x -C /tmp/base` with its node_modules linked.
+// `git -C /work/main archive HEAD | tar -x -C /tmp/base` with its node_modules linked. BENCH_DIST=1 runs both
+// Tollgate fronts from their builds (packages/middleware/dist: `npx tsc -b packages/middleware` first), as the
+// throughput benchmark does: tsx's transform adds a __name() call per function it creates (closures included).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { seedBenchTables } from './sql-postgres-bench.js';
 import { PostgresServer } from '../support/postgres-server.js';
@@ -43,11 +46,14 @@ try {
   await seedBenchTables(postgres.url);
   const env = { BENCH_PG_URL: `postgres://postgres@127.0.0.1:${counter.port}/postgres` };
   const bare = await forkServer('pg-bare-server', env);
-  const tollgate = await forkServer('pg-tollgate-server', env, ['--conditions=tollgate-source']);
+  const dist = process.env.BENCH_DIST === '1';
+  const entry = (root: string) => join(root, dist ? 'packages/middleware/dist/index.js' : 'packages/middleware/src/index.ts');
+  const flags = dist ? [] : ['--conditions=tollgate-source'];
+  const tollgate = await forkServer('pg-tollgate-server', { ...env, BENCH_TOLLGATE_ENTRY: entry(fileURLToPath(new URL('../..', import.meta.url))) }, flags);
   started.push(bare, tollgate);
   const fronts = [{ name: 'Tollgate', server: tollgate }];
   if (process.env.BENCH_BASE) {
-    const base = await forkServer('pg-tollgate-server', { ...env, BENCH_TOLLGATE_ENTRY: join(process.env.BENCH_BASE, 'packages/middleware/src/index.ts') }, ['--conditions=tollgate-source']);
+    const base = await forkServer('pg-tollgate-server', { ...env, BENCH_TOLLGATE_ENTRY: entry(process.env.BENCH_BASE) }, flags);
     started.push(base);
     fronts.push({ name: 'base', server: base });
   }

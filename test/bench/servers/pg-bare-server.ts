@@ -20,3 +20,6 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+process.on('message', (message) => {
+  if (message === 'exit') process.exit(0); // lets --cpu-prof write its profile
+});
