@@ -131,6 +131,8 @@ export class PostgresDatabase implements SqlEngine {
         const prefixes = index === 0 && openingRides ? opening : undefined;
         if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
         else if (alone || (final && commitRides)) {
+          // One submittable writes it (behind its opening, with COMMIT behind it when that rides) and the reset,
+          // and reads their answers without a pg.Query each (postgres-last-exchange.ts).
           const exchange = new LastExchange(statement, this.options.maxRows + 1, prefixes, commitRides, readTimeoutMs).send(client);
           reset = exchange.reset;
           const result = await exchange.answer;
