@@ -40,14 +40,14 @@ interface PgQueryInternals {
 export class BoundedQuery extends (pg.Query as unknown as new (text: string, values: unknown[], callback: (error: Error | null, result: pg.QueryArrayResult) => void) => PgQueryInternals) {
   truncated = false;
   /** Read by pg's Client.query: past it the query fails with 'Query read timeout' (a hung server). */
-  readonly query_timeout: number | undefined;
+  readonly query_timeout: number;
   readonly #limit: number;
   readonly #done: Promise<pg.QueryArrayResult>;
   readonly #prefixes: readonly string[] | undefined;
   /** Command completions of the prefixes still to come: their rows and tags are not this query's result. */
   #prefixAnswers: number;
 
-  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number | undefined, prefixes: readonly string[] | undefined) {
+  constructor(statement: PostgresStatement, limit: number, readTimeoutMs: number, prefixes: readonly string[] | undefined) {
     let settle!: (error: Error | null, result: pg.QueryArrayResult) => void;
     // The text, not a config object: pg copies a config object descriptor by descriptor (cloneQueryConfig), a
     // string it does not. Rows as arrays is that config's `rowMode: 'array'`, set on the query's first result.

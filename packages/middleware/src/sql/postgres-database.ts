@@ -8,7 +8,7 @@ import { BoundedQuery } from './postgres-bounded-query.js';
 import { LastExchange, type StatementRows } from './postgres-last-exchange.js';
 import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
-import { releaseAfterReset, sendWithReset } from './postgres-session-reset.js';
+import { releaseAfterReset } from './postgres-session-reset.js';
 import type { PostgresStatement } from './postgres-statements.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
@@ -104,13 +104,8 @@ export class PostgresDatabase implements SqlEngine {
     const readTimeoutMs = timeoutMs + HUNG_SERVER_GRACE_MS;
     let index = 0;
     let outcome: QueryOutcome;
-    // The request's last exchange goes out with the session reset behind it (postgres-session-reset.ts).
+    // The request's last exchange goes out with the session reset behind it (postgres-last-exchange.ts).
     let reset: Promise<unknown> | undefined;
-    const last = <T>(send: () => Promise<T>): Promise<T> => {
-      const sent = sendWithReset(client, send, readTimeoutMs);
-      reset = sent.reset;
-      return sent.answer;
-    };
     const opening = alone ? undefined : this.#opening(limits.readOnly, timeoutMs);
     // The opening rides with the first statement (unless that one is streamed through a cursor) in one Sync unit,
     // a round trip fewer: should the opening fail, PostgreSQL skips the statement too, so it never runs outside
@@ -133,14 +128,18 @@ export class PostgresDatabase implements SqlEngine {
         else if (alone || (final && commitRides)) {
           // One submittable writes it (behind its opening, with COMMIT behind it when that rides) and the reset,
           // and reads their answers without a pg.Query each (postgres-last-exchange.ts).
-          const exchange = new LastExchange(statement, this.options.maxRows + 1, prefixes, commitRides, readTimeoutMs).send(client);
+          const exchange = new LastExchange(statement, this.options.maxRows + 1, prefixes, commitRides ? 'COMMIT' : undefined, readTimeoutMs).send(client);
           reset = exchange.reset;
           const result = await exchange.answer;
           answer = this.#answerOf(result, result.truncated, true, budget);
         } else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, prefixes);
         if (limits.allResults) results.push(answer);
       }
-      if (!alone && !commitRides) await last(() => sendOwnStatement(client, 'COMMIT', undefined));
+      if (!alone && !commitRides) {
+        const commit = LastExchange.closing('COMMIT', readTimeoutMs).send(client);
+        reset = commit.reset;
+        await commit.answer;
+      }
       // The last result becomes the outcome (no copy per request: README "performance rule"); with every result
       // asked for, a copy, so the outcome is not an element of its own `results`.
       if (limits.allResults) outcome = { changed: false, results, ...answer! };
@@ -152,7 +151,11 @@ export class PostgresDatabase implements SqlEngine {
       // A hung server would not answer a ROLLBACK either: the connection is dropped, which rolls back.
       if (isServerGone(error)) broken = error as Error;
       // Once the last exchange went out (a lone statement, COMMIT) the transaction is over: nothing to roll back.
-      else if (!reset) await last(() => sendOwnStatement(client, 'ROLLBACK', undefined)).catch((rollbackError: Error) => (broken = rollbackError));
+      else if (!reset) {
+        const rollback = LastExchange.closing('ROLLBACK', readTimeoutMs).send(client);
+        reset = rollback.reset;
+        await rollback.answer.catch((rollbackError: Error) => (broken = rollbackError));
+      }
       throw this.#failure(error, signal?.aborted === true, index);
     } finally {
       signal?.off('abort', cancel);
@@ -160,8 +163,10 @@ export class PostgresDatabase implements SqlEngine {
         await cancelling;
         broken ??= new Error('cancelled'); // a cancel may land after the statement ended: drop the connection
       }
-      // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused.
-      releaseAfterReset(client, reset, readTimeoutMs, broken);
+      // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused;
+      // any other rejoins the pool once its reset ran.
+      if (broken) client.release(broken);
+      else releaseAfterReset(client, reset ?? LastExchange.closing(undefined, readTimeoutMs).send(client).reset);
     }
     return outcome;
   }
@@ -208,8 +213,8 @@ export class PostgresDatabase implements SqlEngine {
     return statements;
   }
 
-  /** `readTimeoutMs` undefined: the session reset pipelined behind the statement carries it (sendWithReset). */
-  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number | undefined, prefixes?: readonly string[]): Promise<StatementResult> {
+  /** A statement of a transaction, on its own Sync unit (its opening ahead of it when that rides). */
+  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number, prefixes?: readonly string[]): Promise<StatementResult> {
     const { maxRows } = this.options;
     const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs, prefixes);
     const result = await query.run(client);

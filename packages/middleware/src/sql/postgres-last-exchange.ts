@@ -46,8 +46,11 @@ interface QueueingClient {
 /** What pg's Client calls on the query whose messages arrive (pg's "submittable", as pg-cursor implements it). */
 abstract class Receiver {
   #settled = false;
-  submit(): null {
-    return null; // its messages went out with the exchange's (LastExchange.submit)
+  /** Set on the exchange's first receiver: pg submits it first, and it writes every receiver's messages. */
+  writer: LastExchange | undefined;
+  submit(connection: PgWire): null {
+    this.writer?.write(connection);
+    return null;
   }
   handleRowDescription(_message: { fields: ExchangeField[] }): void {}
   handleDataRow(_message: { fields: (string | null)[] }): void {}
@@ -73,7 +76,7 @@ abstract class Receiver {
   protected abstract settle(error: Error | undefined): void;
 }
 
-/** COMMIT or the session reset, written ahead by the exchange: only its outcome matters. */
+/** COMMIT, ROLLBACK or the session reset, written by the exchange: only its outcome matters. */
 class OwnStatementReceiver extends Receiver {
   constructor(private readonly done: (error: Error | undefined) => void) {
     super();
@@ -83,34 +86,39 @@ class OwnStatementReceiver extends Receiver {
   }
 }
 
+/** What closes a transaction ahead of the reset (DISCARD ALL refuses to run inside one). */
+export type ClosingStatement = 'COMMIT' | 'ROLLBACK';
+
 /** pg's prepareValue for the values a request can bind (contract §2.1: numbers, strings, booleans, null). */
 const bindValue = (value: SqlValue): string | null => (value === null ? null : typeof value === 'string' ? value : String(value));
 
 /**
- * A request's last exchange with PostgreSQL — its statement (with a transaction's opening ahead of it, and
- * COMMIT behind it, when they ride along) and the session reset (`DISCARD ALL`, postgres-session-reset.ts) —
- * written in one write and answered without pg.Query: pg builds an EventEmitter, a Result (with a keyed row
- * template), a normalized config and a promise per query, and its pipeline mode a queue entry each; this keeps
- * the rows as arrays of converted values and settles one promise for the answer and one for the reset.
+ * A request's last exchange with PostgreSQL — its lone statement (with a transaction's opening ahead of it and
+ * COMMIT behind it, when they ride along), or its transaction's COMMIT or ROLLBACK, or nothing — and the session
+ * reset (`DISCARD ALL`, postgres-session-reset.ts) behind it, written in one write, so the reset costs no round
+ * trip, and answered without pg.Query: pg builds an EventEmitter, a Result (with a keyed row template), a
+ * normalized config and a promise per query, and in its pipeline mode a queue entry each; this keeps the rows
+ * as arrays of converted values and settles one promise for the answer and one for the reset.
  *
- * The bytes on the wire are the same as BoundedQuery's and sendWithReset's: each Sync unit answers with its own
- * ReadyForQuery, and pg's Client (not in pipeline mode) hands each unit's messages to the receiver queued for it
- * in turn (the statement's, then COMMIT's, then the reset's), so a failing statement does not skip the reset,
- * and the opening failing makes PostgreSQL skip the statement (one Sync unit).
+ * Each Sync unit answers with its own ReadyForQuery, and pg's Client (not in pipeline mode) hands each unit's
+ * messages to the receiver queued for it in turn (the statement's, then COMMIT's or ROLLBACK's, then the
+ * reset's), so a failing statement does not skip the reset (nor COMMIT: PostgreSQL answers a COMMIT of a failed
+ * transaction by rolling it back), and the opening failing makes PostgreSQL skip the statement (one Sync unit).
  *
  * One timer per request catches a hung server: past `readTimeoutMs` without the reset's answer the socket is
  * destroyed, which fails every receiver with pg's "Connection terminated unexpectedly" (503, isServerGone).
  */
 export class LastExchange extends Receiver {
-  /** Settles with the statement's result once it (and the COMMIT riding behind it) answered. */
+  /** Settles with the statement's result (empty without one) once it and the COMMIT/ROLLBACK behind it answered. */
   readonly answer: Promise<BoundedResult>;
   /** Settles once the session is clean: the connection goes back to the pool only then (releaseAfterReset). */
   readonly reset: Promise<void>;
   readonly #result: BoundedResult = { fields: [], rows: [], rowCount: null, truncated: false };
-  readonly #statement: PostgresStatement;
+  readonly #statement: PostgresStatement | undefined;
   readonly #limit: number;
   readonly #prefixes: readonly string[] | undefined;
-  readonly #commit: boolean;
+  /** COMMIT or ROLLBACK behind the statement (or alone), each in its own Sync unit. */
+  readonly #closing: ClosingStatement | undefined;
   readonly #readTimeoutMs: number;
   #parsers: ((text: string) => unknown)[] = [];
   /** Command completions of the prefixes still to come: their rows and tags are not the statement's. */
@@ -118,13 +126,13 @@ export class LastExchange extends Receiver {
   #answered!: (error: Error | undefined) => void;
   #resetDone!: (error: Error | undefined) => void;
 
-  constructor(statement: PostgresStatement, limit: number, prefixes: readonly string[] | undefined, commit: boolean, readTimeoutMs: number) {
+  constructor(statement: PostgresStatement | undefined, limit: number, prefixes: readonly string[] | undefined, closing: ClosingStatement | undefined, readTimeoutMs: number) {
     super();
     this.#statement = statement;
     this.#limit = limit;
     this.#prefixes = prefixes;
     this.#prefixAnswers = prefixes?.length ?? 0;
-    this.#commit = commit;
+    this.#closing = closing;
     this.#readTimeoutMs = readTimeoutMs;
     this.answer = new Promise((resolve, reject) => (this.#answered = (error) => (error ? reject(error) : resolve(this.#result))));
     this.reset = new Promise((resolve, reject) => (this.#resetDone = (error) => (error ? reject(error) : resolve())));
@@ -133,8 +141,13 @@ export class LastExchange extends Receiver {
     this.reset.catch(() => undefined);
   }
 
+  /** Only what closes a transaction (or nothing) and the reset: a request whose statements all ran, or failed. */
+  static closing(closing: ClosingStatement | undefined, readTimeoutMs: number): LastExchange {
+    return new LastExchange(undefined, 0, undefined, closing, readTimeoutMs);
+  }
+
   /**
-   * Queues the exchange and the receivers of what rides behind it (COMMIT, the reset) on the client, which is
+   * Queues the exchange and the receivers of what rides behind it (COMMIT/ROLLBACK, the reset) on the client, which is
    * not in pipeline mode: pg hands each Sync unit's answer to the next receiver in its queue. They go into the
    * queue directly (pg's Client.query would warn about a second query queued on a busy client), after the checks
    * Client.query makes.
@@ -148,45 +161,54 @@ export class LastExchange extends Receiver {
       return this;
     }
     const timer = setTimeout(() => internals.connection.stream.destroy(), this.#readTimeoutMs);
+    const answersAlone = this.#statement === undefined && this.#closing === undefined;
     const reset = new OwnStatementReceiver((error) => {
       clearTimeout(timer);
+      if (answersAlone) this.#answered(error);
       this.#resetDone(error);
     });
-    if (this.#commit) internals._queryQueue.push(this, new OwnStatementReceiver(this.#answered), reset);
-    else internals._queryQueue.push(this, reset);
+    const closing = this.#closing && new OwnStatementReceiver(this.#answered);
+    // Each Sync unit's receiver in the order its messages go out; the first one pg submits writes them all.
+    (this.#statement ? this : (closing ?? reset)).writer = this;
+    const queue = internals._queryQueue;
+    if (this.#statement) queue.push(this);
+    if (closing) queue.push(closing);
+    queue.push(reset);
     internals._pulseQueryQueue();
     return this;
   }
 
-  /**
-   * The statement as BoundedQuery sends it — a simple Query for a text without values and without `;`, else
-   * Parse/Bind/Describe/Execute behind the prefixes' Parse/Bind/Execute, one Sync — then COMMIT and the reset as
-   * simple Queries, all in one write.
-   */
-  override submit(connection?: PgWire): null {
-    const wire = connection!;
-    const { text, values } = this.#statement;
+  /** The statement (if any), then COMMIT/ROLLBACK (if any) and the reset as simple Queries, all in one write. */
+  write(wire: PgWire): void {
     wire.stream.cork?.();
     try {
-      if (this.#prefixes === undefined && values.length === 0 && !text.includes(';')) wire.query(text);
-      else {
-        for (const prefix of this.#prefixes ?? []) {
-          wire.parse({ text: prefix, name: '' });
-          wire.bind({ portal: '', statement: '', values: [] });
-          wire.execute({ portal: '', rows: 0 });
-        }
-        wire.parse({ text, name: '' });
-        wire.bind({ portal: '', statement: '', values, valueMapper: bindValue });
-        wire.describe({ type: 'P', name: '' });
-        wire.execute({ portal: '', rows: 0 });
-        wire.sync();
-      }
-      if (this.#commit) wire.query('COMMIT');
+      if (this.#statement) this.#writeStatement(wire, this.#statement);
+      if (this.#closing) wire.query(this.#closing);
       wire.query(SESSION_RESET);
     } finally {
       wire.stream.uncork?.();
     }
-    return null;
+  }
+
+  /**
+   * As BoundedQuery sends it: a simple Query for a text without values and without `;`, else Parse/Bind/Describe/
+   * Execute behind the prefixes' Parse/Bind/Execute, and one Sync.
+   */
+  #writeStatement(wire: PgWire, { text, values }: PostgresStatement): void {
+    if (this.#prefixes === undefined && values.length === 0 && !text.includes(';')) {
+      wire.query(text);
+      return;
+    }
+    for (const prefix of this.#prefixes ?? []) {
+      wire.parse({ text: prefix, name: '' });
+      wire.bind({ portal: '', statement: '', values: [] });
+      wire.execute({ portal: '', rows: 0 });
+    }
+    wire.parse({ text, name: '' });
+    wire.bind({ portal: '', statement: '', values, valueMapper: bindValue });
+    wire.describe({ type: 'P', name: '' });
+    wire.execute({ portal: '', rows: 0 });
+    wire.sync();
   }
 
   override handleRowDescription(message: { fields: ExchangeField[] }): void {
@@ -225,7 +247,7 @@ export class LastExchange extends Receiver {
 
   /** With COMMIT behind it, a failed statement answers at once (its error) and a passed one once COMMIT passed. */
   protected settle(error: Error | undefined): void {
-    if (error || !this.#commit) this.#answered(error);
+    if (error || !this.#closing) this.#answered(error);
   }
 }
 
