@@ -4,8 +4,7 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
-import { BoundedQuery } from './postgres-bounded-query.js';
-import { LastExchange, type StatementRows } from './postgres-last-exchange.js';
+import { Exchange, type StatementRows } from './postgres-exchange.js';
 import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
 import { releaseAfterReset } from './postgres-session-reset.js';
@@ -62,7 +61,7 @@ function runsAlone(statement: PostgresStatement): boolean {
  * A request is one transaction: `BEGIN` (`READ ONLY` for a read grant or `sql:read`), its statements in order,
  * `COMMIT`; any failure rolls all of it back. A writer's lone SELECT, or lone INSERT/UPDATE/DELETE without
  * RETURNING, skips BEGIN/COMMIT (PostgreSQL runs a single statement atomically): one round trip (runsAlone).
- * At most `maxRows + 1` rows are kept (BoundedQuery), so a huge result is refused without being held.
+ * At most `maxRows + 1` rows are kept (Exchange), so a huge result is refused without being held.
  */
 export class PostgresDatabase implements SqlEngine {
   readonly #pool: pg.Pool;
@@ -104,7 +103,7 @@ export class PostgresDatabase implements SqlEngine {
     const readTimeoutMs = timeoutMs + HUNG_SERVER_GRACE_MS;
     let index = 0;
     let outcome: QueryOutcome;
-    // The request's last exchange goes out with the session reset behind it (postgres-last-exchange.ts).
+    // The request's last exchange goes out with the session reset behind it (postgres-exchange.ts).
     let reset: Promise<unknown> | undefined;
     const opening = alone ? undefined : this.#opening(limits.readOnly, timeoutMs);
     // The opening rides with the first statement (unless that one is streamed through a cursor) in one Sync unit,
@@ -127,8 +126,8 @@ export class PostgresDatabase implements SqlEngine {
         if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
         else if (alone || (final && commitRides)) {
           // One submittable writes it (behind its opening, with COMMIT behind it when that rides) and the reset,
-          // and reads their answers without a pg.Query each (postgres-last-exchange.ts).
-          const exchange = new LastExchange(statement, this.options.maxRows + 1, prefixes, commitRides ? 'COMMIT' : undefined, readTimeoutMs).send(client);
+          // and reads their answers without a pg.Query each (postgres-exchange.ts).
+          const exchange = new Exchange(statement, this.options.maxRows + 1, prefixes, commitRides ? 'COMMIT' : undefined, readTimeoutMs).send(client);
           reset = exchange.reset;
           const result = await exchange.answer;
           answer = this.#answerOf(result, result.truncated, true, budget);
@@ -136,7 +135,7 @@ export class PostgresDatabase implements SqlEngine {
         if (limits.allResults) results.push(answer);
       }
       if (!alone && !commitRides) {
-        const commit = LastExchange.closing('COMMIT', readTimeoutMs).send(client);
+        const commit = Exchange.closing('COMMIT', readTimeoutMs).send(client);
         reset = commit.reset;
         await commit.answer;
       }
@@ -152,7 +151,7 @@ export class PostgresDatabase implements SqlEngine {
       if (isServerGone(error)) broken = error as Error;
       // Once the last exchange went out (a lone statement, COMMIT) the transaction is over: nothing to roll back.
       else if (!reset) {
-        const rollback = LastExchange.closing('ROLLBACK', readTimeoutMs).send(client);
+        const rollback = Exchange.closing('ROLLBACK', readTimeoutMs).send(client);
         reset = rollback.reset;
         await rollback.answer.catch((rollbackError: Error) => (broken = rollbackError));
       }
@@ -166,7 +165,7 @@ export class PostgresDatabase implements SqlEngine {
       // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused;
       // any other rejoins the pool once its reset ran.
       if (broken) client.release(broken);
-      else releaseAfterReset(client, reset ?? LastExchange.closing(undefined, readTimeoutMs).send(client).reset);
+      else releaseAfterReset(client, reset ?? Exchange.closing(undefined, readTimeoutMs).send(client).reset);
     }
     return outcome;
   }
@@ -215,10 +214,8 @@ export class PostgresDatabase implements SqlEngine {
 
   /** A statement of a transaction, on its own Sync unit (its opening ahead of it when that rides). */
   async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number, prefixes?: readonly string[]): Promise<StatementResult> {
-    const { maxRows } = this.options;
-    const query = new BoundedQuery(statement, maxRows + 1, readTimeoutMs, prefixes);
-    const result = await query.run(client);
-    return this.#answerOf(result, query.truncated, answering, budget);
+    const result = await Exchange.statement(statement, this.options.maxRows + 1, prefixes, readTimeoutMs).send(client).answer;
+    return this.#answerOf(result, result.truncated, answering, budget);
   }
 
   /** A statement's answer: `ok` without columns, else its table (only the columns for a statement not answering). */

@@ -4,7 +4,7 @@ import pg from 'pg';
  * One of Tollgate's own statements (a streamed statement's opening: BEGIN…) as a pg.Query built from its text:
  * pg copies a config object descriptor by descriptor (cloneQueryConfig) on every query, a string it does not.
  * `readTimeoutMs` is pg's client-side read timeout (`query_timeout`, read off the query), which catches a hung
- * server. (COMMIT, ROLLBACK and the reset go out with the request's last exchange: postgres-last-exchange.ts.)
+ * server. (COMMIT, ROLLBACK and the reset go out with the request's last exchange: postgres-exchange.ts.)
  *
  * @example
  * await sendOwnStatement(client, 'BEGIN READ ONLY; SELECT 1', 7_000);

@@ -13,7 +13,7 @@ export const SESSION_RESET = 'DISCARD ALL';
 /**
  * Gives a connection back to the pool once its reset settled (a connection the reset failed on is closed, not
  * reused).
- * The reset goes out behind the request's last exchange (postgres-last-exchange.ts): no round trip of its own.
+ * The reset goes out behind the request's last exchange (postgres-exchange.ts): no round trip of its own.
  */
 export function releaseAfterReset(client: pg.PoolClient, reset: Promise<unknown>): void {
   reset.then(

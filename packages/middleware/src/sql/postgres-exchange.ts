@@ -47,7 +47,7 @@ interface QueueingClient {
 abstract class Receiver {
   #settled = false;
   /** Set on the exchange's first receiver: pg submits it first, and it writes every receiver's messages. */
-  writer: LastExchange | undefined;
+  writer: Exchange | undefined;
   submit(connection: PgWire): null {
     this.writer?.write(connection);
     return null;
@@ -86,6 +86,9 @@ class OwnStatementReceiver extends Receiver {
   }
 }
 
+/** The reset of an exchange that sends none: a statement of a transaction, followed by others. */
+const NO_RESET: Promise<void> = Promise.resolve();
+
 /** What closes a transaction ahead of the reset (DISCARD ALL refuses to run inside one). */
 export type ClosingStatement = 'COMMIT' | 'ROLLBACK';
 
@@ -93,22 +96,24 @@ export type ClosingStatement = 'COMMIT' | 'ROLLBACK';
 const bindValue = (value: SqlValue): string | null => (value === null ? null : typeof value === 'string' ? value : String(value));
 
 /**
- * A request's last exchange with PostgreSQL — its lone statement (with a transaction's opening ahead of it and
- * COMMIT behind it, when they ride along), or its transaction's COMMIT or ROLLBACK, or nothing — and the session
- * reset (`DISCARD ALL`, postgres-session-reset.ts) behind it, written in one write, so the reset costs no round
- * trip, and answered without pg.Query: pg builds an EventEmitter, a Result (with a keyed row template), a
- * normalized config and a promise per query, and in its pipeline mode a queue entry each; this keeps the rows
- * as arrays of converted values and settles one promise for the answer and one for the reset.
+ * One exchange with PostgreSQL: a statement of a transaction (`resets` false), or a request's last exchange —
+ * its lone statement (with a transaction's opening ahead of it and COMMIT behind it, when they ride along), or
+ * its transaction's COMMIT or ROLLBACK, or nothing — with the session reset (`DISCARD ALL`,
+ * postgres-session-reset.ts) behind it, written in one write, so the reset costs no round trip. Answered
+ * without pg.Query: pg builds an EventEmitter, a Result (with a keyed row template), a normalized config and a
+ * promise per query, and in its pipeline mode a queue entry each; this keeps the rows as arrays of converted
+ * values (at most `limit`: past them they are dropped as they arrive, memory stays bounded, and the answer is
+ * too_many_rows) and settles one promise for the answer and one for the reset.
  *
  * Each Sync unit answers with its own ReadyForQuery, and pg's Client (not in pipeline mode) hands each unit's
  * messages to the receiver queued for it in turn (the statement's, then COMMIT's or ROLLBACK's, then the
  * reset's), so a failing statement does not skip the reset (nor COMMIT: PostgreSQL answers a COMMIT of a failed
  * transaction by rolling it back), and the opening failing makes PostgreSQL skip the statement (one Sync unit).
  *
- * One timer per request catches a hung server: past `readTimeoutMs` without the reset's answer the socket is
+ * One timer per exchange catches a hung server: past `readTimeoutMs` without its last answer the socket is
  * destroyed, which fails every receiver with pg's "Connection terminated unexpectedly" (503, isServerGone).
  */
-export class LastExchange extends Receiver {
+export class Exchange extends Receiver {
   /** Settles with the statement's result (empty without one) once it and the COMMIT/ROLLBACK behind it answered. */
   readonly answer: Promise<BoundedResult>;
   /** Settles once the session is clean: the connection goes back to the pool only then (releaseAfterReset). */
@@ -120,13 +125,16 @@ export class LastExchange extends Receiver {
   /** COMMIT or ROLLBACK behind the statement (or alone), each in its own Sync unit. */
   readonly #closing: ClosingStatement | undefined;
   readonly #readTimeoutMs: number;
+  /** Whether the session reset goes out behind it: a request's last exchange. */
+  readonly #resets: boolean;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #parsers: ((text: string) => unknown)[] = [];
   /** Command completions of the prefixes still to come: their rows and tags are not the statement's. */
   #prefixAnswers: number;
   #answered!: (error: Error | undefined) => void;
   #resetDone!: (error: Error | undefined) => void;
 
-  constructor(statement: PostgresStatement | undefined, limit: number, prefixes: readonly string[] | undefined, closing: ClosingStatement | undefined, readTimeoutMs: number) {
+  constructor(statement: PostgresStatement | undefined, limit: number, prefixes: readonly string[] | undefined, closing: ClosingStatement | undefined, readTimeoutMs: number, resets = true) {
     super();
     this.#statement = statement;
     this.#limit = limit;
@@ -134,16 +142,26 @@ export class LastExchange extends Receiver {
     this.#prefixAnswers = prefixes?.length ?? 0;
     this.#closing = closing;
     this.#readTimeoutMs = readTimeoutMs;
+    this.#resets = resets;
     this.answer = new Promise((resolve, reject) => (this.#answered = (error) => (error ? reject(error) : resolve(this.#result))));
+    if (!resets) {
+      this.reset = NO_RESET;
+      return;
+    }
     this.reset = new Promise((resolve, reject) => (this.#resetDone = (error) => (error ? reject(error) : resolve())));
     // Read by releaseAfterReset once the request answered; until then not an unhandled rejection (a hung server
     // fails the reset, and the answer, at once).
     this.reset.catch(() => undefined);
   }
 
+  /** A statement of a transaction that is not its last exchange (`limit` rows at most). */
+  static statement(statement: PostgresStatement, limit: number, prefixes: readonly string[] | undefined, readTimeoutMs: number): Exchange {
+    return new Exchange(statement, limit, prefixes, undefined, readTimeoutMs, false);
+  }
+
   /** Only what closes a transaction (or nothing) and the reset: a request whose statements all ran, or failed. */
-  static closing(closing: ClosingStatement | undefined, readTimeoutMs: number): LastExchange {
-    return new LastExchange(undefined, 0, undefined, closing, readTimeoutMs);
+  static closing(closing: ClosingStatement | undefined, readTimeoutMs: number): Exchange {
+    return new Exchange(undefined, 0, undefined, closing, readTimeoutMs);
   }
 
   /**
@@ -157,10 +175,17 @@ export class LastExchange extends Receiver {
     if (!internals._queryable || internals._ending) {
       const error = new Error('Client has encountered a connection error and is not queryable');
       this.#answered(error);
-      this.#resetDone(error);
+      if (this.#resets) this.#resetDone(error);
       return this;
     }
     const timer = setTimeout(() => internals.connection.stream.destroy(), this.#readTimeoutMs);
+    if (!this.#resets) {
+      this.#timer = timer;
+      this.writer = this;
+      internals._queryQueue.push(this);
+      internals._pulseQueryQueue();
+      return this;
+    }
     const answersAlone = this.#statement === undefined && this.#closing === undefined;
     const reset = new OwnStatementReceiver((error) => {
       clearTimeout(timer);
@@ -178,21 +203,24 @@ export class LastExchange extends Receiver {
     return this;
   }
 
-  /** The statement (if any), then COMMIT/ROLLBACK (if any) and the reset as simple Queries, all in one write. */
+  /** The statement (if any), then COMMIT/ROLLBACK (if any) and the reset (if it resets) as simple Queries, in one write. */
   write(wire: PgWire): void {
     wire.stream.cork?.();
     try {
       if (this.#statement) this.#writeStatement(wire, this.#statement);
       if (this.#closing) wire.query(this.#closing);
-      wire.query(SESSION_RESET);
+      if (this.#resets) wire.query(SESSION_RESET);
     } finally {
       wire.stream.uncork?.();
     }
   }
 
   /**
-   * As BoundedQuery sends it: a simple Query for a text without values and without `;`, else Parse/Bind/Describe/
-   * Execute behind the prefixes' Parse/Bind/Execute, and one Sync.
+   * A simple Query for a text without values and without `;` (what a bare pg server sends), else Parse/Bind/
+   * Describe/Execute behind the prefixes' Parse/Bind/Execute, and one Sync: PostgreSQL itself refuses a text
+   * holding more than one statement there, so the scanner's split is never the only guard, and its grammar
+   * separates statements only by `;`. Should a prefix (the transaction's opening) fail, PostgreSQL skips the
+   * statement up to the Sync.
    */
   #writeStatement(wire: PgWire, { text, values }: PostgresStatement): void {
     if (this.#prefixes === undefined && values.length === 0 && !text.includes(';')) {
@@ -247,6 +275,7 @@ export class LastExchange extends Receiver {
 
   /** With COMMIT behind it, a failed statement answers at once (its error) and a passed one once COMMIT passed. */
   protected settle(error: Error | undefined): void {
+    if (!this.#resets) clearTimeout(this.#timer);
     if (error || !this.#closing) this.#answered(error);
   }
 }
