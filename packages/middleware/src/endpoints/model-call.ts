@@ -52,9 +52,14 @@ export function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body
   return runWithIdempotencyKey(call);
 }
 
-async function runWithIdempotencyKey(call: ModelCall): Promise<void> {
+/** Without an await of its own once the store is up (as admit: policyNowOrLater), so no hop before the claim. */
+function runWithIdempotencyKey(call: ModelCall): Promise<void> {
+  const policy = policyNowOrLater(call);
+  return policy instanceof Promise ? policy.then((ready) => runKeyed(call, ready)) : runKeyed(call, policy);
+}
+
+function runKeyed(call: ModelCall, policy: Policy): Promise<void> {
   const { ctx } = call;
-  const policy = await policyOf(call);
   const stream = call.body.stream === true;
   // The id goes in the answer's own headers as for any model call (nameAnswer); a replay is given it too.
   const requestId = [requestIdHeader[ctx.family], ctx.requestId] as const;
@@ -63,7 +68,7 @@ async function runWithIdempotencyKey(call: ModelCall): Promise<void> {
   // for the client's retry, which then gets it without a second run or charge (README "Idempotency keys").
   // A stream still stops with its client (what it relayed is billed, and the key is freed).
   const cancel = stream ? ctx.departure : NEVER_CANCELLED;
-  await runIdempotently(idempotent, () => runOnce(call, cancel));
+  return runIdempotently(idempotent, () => runOnce(call, cancel));
 }
 
 /** A call that runs to its end whoever leaves (its own timeouts still bound it). */
