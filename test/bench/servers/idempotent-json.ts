@@ -34,7 +34,7 @@ server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as 
 const gcs = { scavenges: 0, scavengeMs: 0, majors: 0, majorMs: 0, incremental: 0, incrementalMs: 0 };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    const kind = (entry.detail as { kind: number }).kind;
+    const kind = (entry as unknown as { detail: { kind: number } }).detail.kind;
     if (kind === constants.NODE_PERFORMANCE_GC_MINOR) (gcs.scavenges++, (gcs.scavengeMs += entry.duration));
     else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) (gcs.majors++, (gcs.majorMs += entry.duration));
     else if (kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) (gcs.incremental++, (gcs.incrementalMs += entry.duration));
