@@ -6,8 +6,9 @@
 // keyed row minus the control row.
 // `N=20000 ROUNDS=5 STORES=memory,redis node --conditions=tollgate-source --import tsx test/bench/idempotency-cpu.ts`
 // (the first round warms up and is not counted). SOURCE=1 runs Tollgate from its TypeScript source instead of
-// the build. BASE=<dir of another built checkout> adds that checkout's server for each store, in the same rounds
+// the build. PIN=1 pins the processes (below). BASE=<dir of another built checkout> adds that checkout's server for each store, in the same rounds
 // (an A/B of a change; the other checkout's tollgate-server.ts must read STORE).
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +45,13 @@ for (const [store, [label, server]] of stores.flatMap((store) => checkouts.map((
   const storeConfig = store === 'redis' ? { kind: 'redis', url: redis!.url, prefix: `bench${label ? 'base' : ''}:` } : { kind: 'memory' };
   const gateway = await forkServer(server, { UPSTREAM_URL: `${upstream.url}/v1`, STORE: JSON.stringify(storeConfig) }, flags);
   fronts.push({ store: `${store}${label}`, gateway, redisPid: store === 'redis' ? await redisPidOf(redis!) : undefined });
+}
+// PIN=1: the gateways on core 1; this load generator, the upstream and redis-server on core 0 — on 2 shared
+// cores far less noisy (the gateways' GC helper threads then share their core).
+if (process.env.PIN) {
+  const pin = (core: string, pid: number) => execFileSync('taskset', ['-a', '-p', '-c', core, String(pid)], { stdio: 'ignore' });
+  for (const pid of [process.pid, upstream.child.pid!, ...(redis ? [await redisPidOf(redis)] : [])]) pin('0', pid);
+  for (const front of fronts) pin('1', front.gateway.child.pid!);
 }
 /**
  * The replayed key's run, before each round's replays: while it runs, repeats would answer 409, and the

@@ -3,6 +3,7 @@
 // header it is the control (runIdempotently calls the handler as is). CHECKOUT=<dir> loads that checkout's
 // idempotency/ and http/ source instead of this one's (an A/B in the same rounds).
 import { createServer } from 'node:http';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -29,6 +30,17 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
+// Garbage collections on the main thread, by kind, for idempotency-layer-cpu.ts's GC columns: count and ms.
+const gcs = { scavenges: 0, scavengeMs: 0, majors: 0, majorMs: 0, incremental: 0, incrementalMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as unknown as { detail: { kind: number } }).detail.kind;
+    if (kind === constants.NODE_PERFORMANCE_GC_MINOR) (gcs.scavenges++, (gcs.scavengeMs += entry.duration));
+    else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) (gcs.majors++, (gcs.majorMs += entry.duration));
+    else if (kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL) (gcs.incremental++, (gcs.incrementalMs += entry.duration));
+  }
+}).observe({ entryTypes: ['gc'] });
 process.on('message', (message) => {
   if (message === 'exit') process.exit(0); // lets --cpu-prof write its profile
+  if (message === 'gc') process.send?.({ ...gcs, heapUsed: process.memoryUsage().heapUsed });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import OpenAI from 'openai';
 import type { ConfigInput } from '@tollgate/middleware';
@@ -13,6 +14,20 @@ function post(url: string, body: unknown, idempotencyKey?: string, path = '/v1/c
   const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${keyOf('acme')}` };
   if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
   return fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) }).then(async (response) => ({ status: response.status, headers: response.headers, text: await response.text() }));
+}
+
+/** The names of the answer's headers in the order they were sent (fetch's Headers sorts them). */
+function headerNamesInOrder(url: string, body: unknown, idempotencyKey?: string): Promise<string[]> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${keyOf('acme')}` };
+  if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/chat/completions`, { method: 'POST', headers }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase())));
+    });
+    req.once('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 /** Sends the request over a raw socket and drops the connection as soon as the answer starts arriving: a lost reply. */
@@ -59,6 +74,16 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
   after(() => redis.close());
   afterEach(async () => {
     for (const stack of stacks.splice(0)) await stack.close();
+  });
+
+  it('sends a keyed JSON answer as an unkeyed one: the same header names in the same order (its one writeHead, nothing set before)', async () => {
+    // A header set on the response before sendJson's writeHead makes Node merge each of the answer's headers
+    // in with setHeader (the id first) instead of sending its object as it is (issue 22).
+    const stack = await start();
+    const unkeyed = await headerNamesInOrder(stack.gateway.url, CHAT);
+    const keyed = await headerNamesInOrder(stack.gateway.url, CHAT, 'same-head-1');
+    assert.deepEqual(keyed, unkeyed);
+    assert.ok(keyed.includes('x-request-id'));
   });
 
   it('answers a repeat after a dropped connection with the same body and headers, billed once (raw HTTP)', async () => {

@@ -67,4 +67,30 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     const replayed = store.begin('acme', 'c', 'f');
     assert.deepEqual(replayed, { state: 'done', answer: { status: 200, headers: [['content-type', 'application/json']], body: `é${'z'.repeat(99)}` } });
   });
+
+  it('keeps its bound and its order of use through 50,000 keys, a long-running claim included', () => {
+    // Evictions read the oldest end with one iterator kept across many rehashes of the Map (see the store).
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 100, maxBytes: 1_000_000 });
+    const claimOf = (key: string) => {
+      const claim = store.begin('acme', key, 'f');
+      if (claim instanceof Promise) throw new Error('the memory store claims synchronously');
+      return claim;
+    };
+    const long = claimOf('long-running');
+    for (let i = 0; i < 50_000; i++) {
+      const claim = claimOf(`k${i}`);
+      if (claim.state !== 'claimed') throw new Error(`k${i} was ${claim.state}`);
+      if (i % 3 === 0) store.abandon('acme', `k${i}`, claim.token);
+      else store.complete('acme', `k${i}`, claim.token, answer('{}'));
+      // A key replayed every 10 uses stays among the most recently used.
+      if (i % 10 === 9) assert.equal(claimOf('k1').state, 'done');
+      assert.ok(store.size <= 100);
+    }
+    assert.equal(claimOf('long-running').state, 'running', 'the running claim was never dropped');
+    assert.equal(claimOf('k1').state, 'done');
+    assert.equal(claimOf('k49999').state, 'done');
+    assert.equal(claimOf('k49000').state, 'claimed', 'an old key was dropped');
+    store.complete('acme', 'long-running', long.state === 'claimed' ? long.token : '', answer('{}'));
+    assert.equal(claimOf('long-running').state, 'done');
+  });
 });

@@ -49,22 +49,26 @@ export function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body
   // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on
   // (no async step of their own: each costs a promise and a microtask per request, issue 19).
   if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call, ctx.departure);
-  // Its answers are recorded and replayed by the idempotency layer, which writes them itself: the id goes
-  // on the response first, as for any route (see Route.writesRequestId).
-  ctx.res.setHeader(requestIdHeader[ctx.family], ctx.requestId);
   return runWithIdempotencyKey(call);
 }
 
-async function runWithIdempotencyKey(call: ModelCall): Promise<void> {
+/** Without an await of its own once the store is up (as admit: policyNowOrLater), so no hop before the claim. */
+function runWithIdempotencyKey(call: ModelCall): Promise<void> {
+  const policy = policyNowOrLater(call);
+  return policy instanceof Promise ? policy.then((ready) => runKeyed(call, ready)) : runKeyed(call, policy);
+}
+
+function runKeyed(call: ModelCall, policy: Policy): Promise<void> {
   const { ctx } = call;
-  const policy = await policyOf(call);
   const stream = call.body.stream === true;
-  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes, stream };
+  // The id goes in the answer's own headers as for any model call (nameAnswer); a replay is given it too.
+  const requestId = [requestIdHeader[ctx.family], ctx.requestId] as const;
+  const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes, stream, requestId };
   // An idempotent JSON request runs to its answer even when its client leaves first: the answer is kept
   // for the client's retry, which then gets it without a second run or charge (README "Idempotency keys").
   // A stream still stops with its client (what it relayed is billed, and the key is freed).
   const cancel = stream ? ctx.departure : NEVER_CANCELLED;
-  await runIdempotently(idempotent, () => runOnce(call, cancel));
+  return runIdempotently(idempotent, () => runOnce(call, cancel));
 }
 
 /** A call that runs to its end whoever leaves (its own timeouts still bound it). */

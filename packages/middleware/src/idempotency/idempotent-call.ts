@@ -14,6 +14,12 @@ export interface IdempotentRequest {
   maxAnswerBytes: number;
   /** A streamed answer (SSE); else one JSON answer written by sendJson, recorded through its tap. */
   stream: boolean;
+  /**
+   * This request's id header, written on a replay before the kept headers (see replayAnswer). Not set on the
+   * response up front: a header set before sendJson's writeHead makes Node merge each of its headers in with
+   * setHeader instead of sending its object as it is (issue 22).
+   */
+  requestId?: readonly [name: string, value: string];
 }
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -54,7 +60,7 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
       throw new ServiceError('idempotency_key_in_use', 'A request with this Idempotency-Key is still running; retry once it has finished');
     case 'done':
       if (!claim.answer) throw new ServiceError('idempotency_answer_not_kept', 'A request with this Idempotency-Key already ran, and its answer was too large to keep');
-      replayAnswer(request.res, claim.answer);
+      replayAnswer(request.res, claim.answer, request.requestId);
       return;
     case 'claimed':
       break;

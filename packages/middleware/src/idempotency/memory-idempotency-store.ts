@@ -1,79 +1,139 @@
-import { LRUCache } from 'lru-cache';
 import type { Clock } from '../runtime-clock.js';
 import { ANSWER_TTL_MS, RUNNING_TTL_MS, type IdempotencyClaim, type IdempotencyStore, type StoredAnswer } from './idempotency-types.js';
 
-interface Running {
-  fingerprint: string;
-  token: string;
-  expiresAt: number;
-}
-
-interface Finished {
-  fingerprint: string;
-  answer: StoredAnswer | undefined;
-  bytes: number;
-  expiresAt: number;
+/**
+ * One key's record from its claim to its expiry. The claim's object is the kept one: `complete` fills it in
+ * where it already sits, so a keyed request allocates one record and makes one Map insertion (issue 22).
+ */
+class KeyRecord {
+  /** Whether the request finished (its answer, if kept, in `answer`); else it is still running. */
+  finished = false;
+  /** Replayed since it was last put at the newest end: it gets a second chance there instead of being dropped. */
+  replayed = false;
+  answer: StoredAnswer | undefined = undefined;
+  bytes = 0;
+  constructor(
+    readonly id: string,
+    readonly fingerprint: string,
+    readonly token: string,
+    public expiresAt: number,
+  ) {}
 }
 
 /**
- * Idempotency records of a single process, by organization and key, each expiring after its TTL. Finished
- * answers sit in a least-recently-used cache (lru-cache) bounded in entries and in bytes of kept answers: a key
- * dropped under pressure is one not seen for the longest time. A claim still running is never dropped (its
- * repeat would run a second time): claims sit apart, count towards `maxEntries`, and add at most the requests
- * in flight. Synchronous: a keyed request's claim and keep cost no promise and no hop.
+ * Idempotency records of a single process, by organization and key, each expiring after its TTL (checked when
+ * read: no timer per record). One Map holds them all in order of use — a claim is inserted at the newest end, a
+ * replayed answer moved there when it next reaches the oldest end (see #evict) — bounded in entries and in bytes
+ * of kept answers: past either bound the least recently used finished answer is dropped. A claim still running is never dropped (its repeat would run a
+ * second time); met at the oldest end it becomes the newest. Synchronous: a keyed request's claim and keep cost
+ * no promise and no hop; the claim is one Map lookup and insertion, the keep one lookup.
+ *
+ * Why a Map and not lru-cache (used until session 18): lru-cache kept finished answers only, so a claim sat in a
+ * Map of its own and moved into the cache when it finished (two structures, three Map operations and an options
+ * object per keep); here the record never moves. The oldest end is read with one iterator kept for the store's
+ * life, not a new one per eviction: a new iterator would walk the deleted entries' holes a Map keeps at its
+ * front until it rehashes (~7 µs a request once full, measured in session 17), the kept one is past them. It
+ * never falls behind a live entry: every record it yields is deleted or moved to the newest end at once.
  *
  * @example
  * const store = new MemoryIdempotencyStore(systemClock, { maxEntries: 10_000, maxBytes: 64 * 1_048_576 });
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
-  readonly #running = new Map<string, Running>();
-  readonly #finished: LRUCache<string, Finished>;
+  readonly #records = new Map<string, KeyRecord>();
+  /** The oldest end of #records (see above); replaced only once it has run out, when the Map was empty. */
+  #oldest: Iterator<KeyRecord> = this.#records.values();
+  /** Bytes of the kept answers (maxBytes). */
+  #bytes = 0;
   /** Claims' tokens: unique within the process, which is all a memory record is seen from. */
   #claims = 0;
 
   constructor(
     private readonly clock: Clock,
     private readonly bounds: { maxEntries: number; maxBytes: number },
-  ) {
-    // lru-cache refuses a size of 0: an answer without bytes weighs one.
-    this.#finished = new LRUCache<string, Finished>({ max: bounds.maxEntries, maxSize: bounds.maxBytes, sizeCalculation: (finished) => Math.max(1, finished.bytes) });
-  }
+  ) {}
 
   begin(org: string, key: string, fingerprint: string): IdempotencyClaim {
     const id = entryId(org, key);
     const now = this.clock.now();
-    const running = this.#running.get(id);
-    if (running && running.expiresAt > now) return running.fingerprint === fingerprint ? { state: 'running' } : { state: 'mismatch' };
-    const finished = this.#finished.get(id); // a hit makes it the most recently used
-    if (finished && finished.expiresAt > now) return finished.fingerprint === fingerprint ? { state: 'done', answer: finished.answer } : { state: 'mismatch' };
-    if (finished) this.#finished.delete(id);
+    const held = this.#records.get(id);
+    if (held !== undefined) {
+      if (held.expiresAt > now) {
+        if (held.fingerprint !== fingerprint) return { state: 'mismatch' };
+        if (!held.finished) return { state: 'running' };
+        held.replayed = true;
+        return { state: 'done', answer: held.answer };
+      }
+      this.#forget(held);
+    }
     const token = String(++this.#claims);
-    this.#running.set(id, { fingerprint, token, expiresAt: now + RUNNING_TTL_MS });
-    this.#evict();
+    this.#records.set(id, new KeyRecord(id, fingerprint, token, now + RUNNING_TTL_MS));
+    if (this.#records.size > this.bounds.maxEntries) this.#evict();
     return { state: 'claimed', token };
   }
 
   complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): void {
-    const id = entryId(org, key);
-    const running = this.#running.get(id);
-    if (!running || running.token !== token) return;
-    this.#running.delete(id);
-    this.#finished.set(id, { fingerprint: running.fingerprint, answer, bytes: answer ? answerBytes(answer) : 0, expiresAt: this.clock.now() + ANSWER_TTL_MS });
+    const record = this.#records.get(entryId(org, key));
+    if (record === undefined || record.finished || record.token !== token) return;
+    record.finished = true;
+    record.answer = answer;
+    record.bytes = answer ? answerBytes(answer) : 0;
+    record.expiresAt = this.clock.now() + ANSWER_TTL_MS;
+    this.#bytes += record.bytes;
+    if (this.#bytes > this.bounds.maxBytes) this.#evict();
   }
 
   abandon(org: string, key: string, token: string): void {
-    const id = entryId(org, key);
-    if (this.#running.get(id)?.token === token) this.#running.delete(id);
+    const record = this.#records.get(entryId(org, key));
+    if (record !== undefined && !record.finished && record.token === token) this.#forget(record);
   }
 
   /** Entries held now (for tests of the bounds). */
   get size(): number {
-    return this.#running.size + this.#finished.size;
+    return this.#records.size;
   }
 
-  /** Running claims count towards `maxEntries` too: the least recently used answers make room for them. */
+  /** Moves a record to the newest end (a delete and a set: see #evict for why never on every replay). */
+  #touch(record: KeyRecord): void {
+    this.#records.delete(record.id);
+    this.#records.set(record.id, record);
+  }
+
+  #forget(record: KeyRecord): void {
+    this.#records.delete(record.id);
+    this.#bytes -= record.bytes;
+  }
+
+  /**
+   * Drops the oldest finished answers until both bounds hold; one replayed since it was last moved is moved to
+   * the newest end instead (a second chance: least recently used first, to within one pass over the records).
+   * Not moved on each replay: V8 leaves a deleted entry in its hash bucket's chain until the Map rehashes, so
+   * deleting and setting the same key again and again grows that chain — 24 µs a replay of one key in a Map of
+   * 10,000 (Node 20), against 0.2 µs for new keys; here a record moves at most once a pass. Running claims
+   * count towards `maxEntries` but are only moved on: once every record left was met running, nothing can go.
+   */
   #evict(): void {
-    while (this.size > this.bounds.maxEntries && this.#finished.pop() !== undefined);
+    const { maxEntries, maxBytes } = this.bounds;
+    let runningMet = 0;
+    while ((this.#records.size > maxEntries || this.#bytes > maxBytes) && runningMet < this.#records.size) {
+      const oldest = this.#nextOldest();
+      if (!oldest.finished) runningMet++;
+      else if (!oldest.replayed) {
+        this.#forget(oldest);
+        continue;
+      }
+      oldest.replayed = false;
+      this.#touch(oldest);
+    }
+  }
+
+  /** Only called with records held, so there is one: the kept iterator has run out only if the Map emptied. */
+  #nextOldest(): KeyRecord {
+    let next = this.#oldest.next();
+    if (next.done) {
+      this.#oldest = this.#records.values();
+      next = this.#oldest.next();
+    }
+    return next.value as KeyRecord;
   }
 }
 

@@ -12,13 +12,17 @@ const NOT_REPLAYED = new Set(['connection', 'keep-alive', 'transfer-encoding', '
  * written, kept as is, nothing wrapped); a stream's writes are seen by wrapping the response's methods.
  */
 export class ResponseRecorder {
-  /** A stream's writes as given: a UTF-8 string (an SSE frame) is copied once, into the kept body, at the end. */
-  #chunks: (Buffer | string)[] = [];
+  /**
+   * A stream's writes as given: a UTF-8 string (an SSE frame) is copied once, into the kept body, at the end.
+   * Made only for a stream (a keyed JSON answer allocates nothing it does not keep: issue 22).
+   */
+  #chunks: (Buffer | string)[] | undefined = undefined;
   /** The JSON payload as sendJson wrote it (a tapped response); a string owns its memory, so it is kept without a copy. */
   #payload: string | undefined = undefined;
   #bytes = 0;
   #tooLarge = false;
-  #given: OutgoingHttpHeaders = {};
+  /** The headers given to writeHead (sendJson's own object, or the wrapped writeHead's argument). */
+  #given: OutgoingHttpHeaders | undefined = undefined;
   /**
    * Whether the handler ended the response, its answer whole, whether or not its client was still there
    * to read it (a client gone before it came gets it on its retry). A relay cut short destroys the response
@@ -33,7 +37,10 @@ export class ResponseRecorder {
     json = false,
   ) {
     if (json) (res as { [ANSWER_TAP]?: AnswerTap })[ANSWER_TAP] = this.#tapped;
-    else this.#wrap(res);
+    else {
+      this.#chunks = [];
+      this.#wrap(res);
+    }
   }
 
   readonly #tapped: AnswerTap = (_status, headers, payload) => {
@@ -68,12 +75,18 @@ export class ResponseRecorder {
   answer(): StoredAnswer | undefined {
     if (this.#tooLarge) return undefined;
     const headers: [string, string | string[]][] = [];
-    // writeHead's own headers first (they win over the same names set before), then the ones set before it.
-    const given = this.#given;
-    for (const name in given) keepHeader(headers, name.toLowerCase(), given[name]);
+    // Headers set before writeHead make Node merge writeHead's own into them (its names winning): then the set
+    // ones are all of them. Else writeHead's object was sent as it is, and it is all of them (the gateway's
+    // JSON answers: one object, nothing set before). No name is looked up twice either way.
     const set = this.res.getHeaders();
-    for (const name in set) if (!headers.some((header) => header[0] === name)) keepHeader(headers, name, set[name]);
-    return { status: this.res.statusCode, headers, body: this.#payload ?? ownedBody(this.#chunks, this.#bytes) };
+    let merged = false;
+    for (const name in set) {
+      merged = true;
+      keepHeader(headers, name, set[name]);
+    }
+    const given = this.#given;
+    if (!merged && given) for (const name in given) keepHeader(headers, name.toLowerCase(), given[name]);
+    return { status: this.res.statusCode, headers, body: this.#payload ?? ownedBody(this.#chunks ?? [], this.#bytes) };
   }
 
   get status(): number {
@@ -92,7 +105,7 @@ export class ResponseRecorder {
       this.#chunks = [];
       return;
     }
-    this.#chunks.push(kept);
+    this.#chunks!.push(kept);
   }
 }
 
@@ -115,8 +128,13 @@ function keepHeader(headers: [string, string | string[]][], name: string, value:
   headers.push([name, typeof value === 'number' ? String(value) : value]);
 }
 
-/** Writes a kept answer again, marked as a replay; its headers replace those of the same names set before. */
-export function replayAnswer(res: ServerResponse, answer: StoredAnswer): void {
+/**
+ * Writes a kept answer again, marked as a replay; its headers replace those of the same names set before.
+ * `requestId` (this request's id header) goes first, so a kept answer without one (a record an earlier version
+ * wrote) still carries an id; a kept one (the id of the request that ran, README) replaces it.
+ */
+export function replayAnswer(res: ServerResponse, answer: StoredAnswer, requestId?: readonly [name: string, value: string]): void {
+  if (requestId) res.setHeader(requestId[0], requestId[1]);
   for (const [name, value] of answer.headers) res.setHeader(name, value);
   res.setHeader('idempotent-replayed', 'true');
   res.writeHead(answer.status);
