@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { CancelSignal } from '../http/index.js';
+import type { DeadlineSweep, Expiring } from './deadline-sweep.js';
 import { UpstreamFailure, answerTooLarge, deadlineExceeded } from './upstream-failure.js';
 
 /** How a buffered upstream call ended. */
@@ -17,6 +18,8 @@ export type WholeAnswerOutcome =
 export interface WholeAnswerLimits {
   maxBytes: number;
   deadlineMs: number;
+  /** Watches `deadlineMs` for every answer of the client (one coarse timer, not one per call). */
+  deadlines: DeadlineSweep;
 }
 
 /**
@@ -28,7 +31,7 @@ export interface WholeAnswerLimits {
  * @example
  * agent.dispatch(options, new WholeAnswer(departure, limits, (outcome) => console.log(outcome.kind)));
  */
-export class WholeAnswer implements Dispatcher.DispatchHandler {
+export class WholeAnswer implements Dispatcher.DispatchHandler, Expiring {
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers: IncomingHttpHeaders = {};
@@ -37,7 +40,7 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
   #done = false;
   /** Why the request was stopped by this handler (a limit), if it was. */
   #stopped: UpstreamFailure | undefined;
-  #timer: NodeJS.Timeout;
+  expiresAtTick = 0;
 
   constructor(
     private readonly signal: CancelSignal,
@@ -45,7 +48,7 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     private readonly report: (outcome: WholeAnswerOutcome) => void,
   ) {
     signal.once('abort', this.#abort);
-    this.#timer = setTimeout(this.#expire, limits.deadlineMs);
+    limits.deadlines.watch(this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -101,7 +104,7 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     if (this.#done) return;
     this.#done = true;
     this.#chunks = [];
-    clearTimeout(this.#timer);
+    this.limits.deadlines.release(this);
     this.signal.off('abort', this.#abort);
     this.report(outcome);
   }
@@ -114,9 +117,10 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     this.#controller?.abort(failure);
   }
 
-  readonly #expire = (): void => {
+  /** The attempt's deadline passed (DeadlineSweep). */
+  expired(): void {
     this.#stop(deadlineExceeded(this.limits.deadlineMs));
-  };
+  }
 
   // Before the request is on a socket there is no controller yet: onRequestStart aborts it then.
   readonly #abort = (): void => {
