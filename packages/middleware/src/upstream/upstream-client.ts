@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { RelayConfig } from './relay-settings.js';
 import { upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
-import { DeadlineSweep } from './deadline-sweep.js';
 import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './whole-answer.js';
 import { UpstreamFailure } from './upstream-failure.js';
 import { StreamedAnswer, type UpstreamBody } from './streamed-answer.js';
@@ -62,7 +61,7 @@ export class UpstreamClient {
   constructor(private readonly relay: Pick<RelayConfig, 'connections' | 'maxAnswerBytes' | 'attemptDeadlineMs' | 'http2'>) {
     this.#agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: relay.connections, ...http2AgentOptions(relay.http2) });
     this.#multiplexed = relay.http2;
-    this.#limits = { maxBytes: relay.maxAnswerBytes, deadlineMs: relay.attemptDeadlineMs, deadlines: new DeadlineSweep(relay.attemptDeadlineMs) };
+    this.#limits = { maxBytes: relay.maxAnswerBytes, deadlineMs: relay.attemptDeadlineMs };
   }
 
   /**
@@ -125,7 +124,6 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    this.#limits.deadlines.stop();
     await this.#agent.close();
   }
 }

@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { CancelSignal } from '../http/index.js';
-import type { DeadlineSweep, Expiring } from './deadline-sweep.js';
 import { UpstreamFailure, answerTooLarge, deadlineExceeded } from './upstream-failure.js';
 
 /** How a buffered upstream call ended. */
@@ -18,8 +17,6 @@ export type WholeAnswerOutcome =
 export interface WholeAnswerLimits {
   maxBytes: number;
   deadlineMs: number;
-  /** Watches `deadlineMs` for every answer of the client (one coarse timer, not one per call). */
-  deadlines: DeadlineSweep;
 }
 
 /**
@@ -31,7 +28,7 @@ export interface WholeAnswerLimits {
  * @example
  * agent.dispatch(options, new WholeAnswer(departure, limits, (outcome) => console.log(outcome.kind)));
  */
-export class WholeAnswer implements Dispatcher.DispatchHandler, Expiring {
+export class WholeAnswer implements Dispatcher.DispatchHandler {
   #controller: Dispatcher.DispatchController | undefined;
   #status = 0;
   #headers: IncomingHttpHeaders = {};
@@ -40,7 +37,7 @@ export class WholeAnswer implements Dispatcher.DispatchHandler, Expiring {
   #done = false;
   /** Why the request was stopped by this handler (a limit), if it was. */
   #stopped: UpstreamFailure | undefined;
-  expiresAtTick = 0;
+  #timer: NodeJS.Timeout;
 
   constructor(
     private readonly signal: CancelSignal,
@@ -48,7 +45,8 @@ export class WholeAnswer implements Dispatcher.DispatchHandler, Expiring {
     private readonly report: (outcome: WholeAnswerOutcome) => void,
   ) {
     signal.once('abort', this.#abort);
-    limits.deadlines.watch(this);
+    // The instance as the timer's argument, not a bound closure: one object less per call.
+    this.#timer = setTimeout(expire, limits.deadlineMs, this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -104,7 +102,7 @@ export class WholeAnswer implements Dispatcher.DispatchHandler, Expiring {
     if (this.#done) return;
     this.#done = true;
     this.#chunks = [];
-    this.limits.deadlines.release(this);
+    clearTimeout(this.#timer);
     this.signal.off('abort', this.#abort);
     this.report(outcome);
   }
@@ -117,7 +115,7 @@ export class WholeAnswer implements Dispatcher.DispatchHandler, Expiring {
     this.#controller?.abort(failure);
   }
 
-  /** The attempt's deadline passed (DeadlineSweep). */
+  /** The attempt's deadline passed. */
   expired(): void {
     this.#stop(deadlineExceeded(this.limits.deadlineMs));
   }
@@ -126,4 +124,8 @@ export class WholeAnswer implements Dispatcher.DispatchHandler, Expiring {
   readonly #abort = (): void => {
     this.#controller?.abort(new undiciErrors.RequestAbortedError());
   };
+}
+
+function expire(answer: WholeAnswer): void {
+  answer.expired();
 }
