@@ -35,17 +35,19 @@ export interface OutputLimit {
 export type MergedParams = readonly (readonly [string, ParamCapability])[];
 
 /**
- * Step 6 over a route's merged rules: what runs per request. A new body (the client's is shared by every
- * route of a failover) and the record of every change.
+ * Step 6 over a route's merged rules: what runs per request. The client's body is never changed (it is shared by
+ * every route of a failover): a copy is made at the first change, and a body nothing was adapted in (most) is
+ * returned as it is, with no copy (issue 19). Returns the record of every change.
  */
 export function adaptBody<Body extends object>(body: Body, table: MergedParams): { body: Body; adaptation: Adaptation } {
-  const adapted = Object.assign({}, body) as Record<string, unknown>;
+  const client = body as Record<string, unknown>;
+  let adapted: Record<string, unknown> | undefined;
   let adaptation: Adaptation = NOTHING_ADAPTED;
   for (const [name, capability] of table) {
-    const value = adapted[name];
+    const value = client[name];
     if (value === undefined || value === null) continue;
     if ('unsupported' in capability || ('expressible' in capability && !capability.expressible(value))) {
-      delete adapted[name];
+      delete (adapted ??= Object.assign({}, client))[name];
       if (adaptation === NOTHING_ADAPTED) adaptation = { dropped: [], clamped: [] };
       adaptation.dropped.push(name);
       continue;
@@ -54,12 +56,12 @@ export function adaptBody<Body extends object>(body: Body, table: MergedParams):
     if (typeof value !== 'number') continue;
     const applied = Math.min(capability.max ?? Infinity, Math.max(capability.min ?? -Infinity, value));
     if (applied !== value) {
-      adapted[name] = applied;
+      (adapted ??= Object.assign({}, client))[name] = applied;
       if (adaptation === NOTHING_ADAPTED) adaptation = { dropped: [], clamped: [] };
       adaptation.clamped.push({ name, requested: value, applied });
     }
   }
-  return { body: adapted as Body, adaptation };
+  return { body: (adapted ?? client) as Body, adaptation };
 }
 
 /** Shared by every request nothing was adapted for (most): never written to, see adaptBody. */

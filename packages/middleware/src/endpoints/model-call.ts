@@ -1,7 +1,7 @@
 import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import type { Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
-import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJson, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
+import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { endUpstreamSpan, startUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
@@ -86,7 +86,7 @@ async function runOnce(call: ModelCall, cancel: CancelSignal): Promise<void> {
     observation.stream = call.body.stream === true;
     observation.step('resolved');
   }
-  meter.admission = await (observation ? observedAdmit(call, primary, meter.promptTokens) : admit(call, primary, meter.promptTokens));
+  meter.admission = await (observation ? observedAdmit(call, primary, meter) : admit(call, primary, meter));
   observation?.metrics?.slotTaken(call.principal.org);
   try {
     await serveWithFailover(call, primary, meter);
@@ -132,24 +132,24 @@ async function policyOf(call: ModelCall): Promise<Policy> {
  * Steps 8–9. The prompt is tokenized before the call when its estimate is needed: by a tokens-per-minute
  * limit (the organization's or the key's) and by a priced prompt's reservation (README "Reservations").
  */
-function admit(call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
+function admit(call: ModelCall, primary: RouteRequest, meter: Meter): Promise<Admission> {
   const policy = policyNowOrLater(call);
-  if (policy instanceof Promise) return policy.then((ready) => admitBy(ready, call, primary, promptTokens));
-  return admitBy(policy, call, primary, promptTokens);
+  if (policy instanceof Promise) return policy.then((ready) => admitBy(ready, call, primary, meter));
+  return admitBy(policy, call, primary, meter);
 }
 
-function admitBy(policy: Policy, call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
+function admitBy(policy: Policy, call: ModelCall, primary: RouteRequest, meter: Meter): Promise<Admission> {
   const tokensLimited = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
-  const estimate = tokensLimited || call.model.config.price.input > 0 ? promptTokens() : 0;
+  const estimate = tokensLimited || call.model.config.price.input > 0 ? meter.promptTokens() : 0;
   return policy.admit(admissionRequest(call, primary, estimate));
 }
 
 /** admit, timed and stepped for the observation (metrics, tracing, access lines). */
-async function observedAdmit(call: ModelCall, primary: RouteRequest, promptTokens: () => number): Promise<Admission> {
+async function observedAdmit(call: ModelCall, primary: RouteRequest, meter: Meter): Promise<Admission> {
   const observation = call.ctx.observation!;
   const started = performance.now();
   try {
-    const admission = await admit(call, primary, promptTokens);
+    const admission = await admit(call, primary, meter);
     observation.step('admitted');
     return admission;
   } finally {
@@ -323,7 +323,7 @@ async function relayJson(call: ModelCall, request: RouteRequest, meter: Meter, u
     meter.settled = true;
     if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
     call.ctx.observation?.markFirstByte();
-    sendJson(call.ctx.res, 200, body, headers);
+    sendJsonWithOwnHeaders(call.ctx.res, 200, body, headers);
   } catch (error) {
     // An error rendered instead of this answer still names the provider's call (its logs hold the answer).
     nameFailedUpstream(call, meter, upstreamId);
@@ -340,7 +340,7 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
   const relay = call.ctx.runtime.config.relay;
   const { plan } = request;
   const writer = new SseWriter(call.ctx.res, headers, relay.maxPausedStreamMs);
-  const translator = plan.codec.stream(plan.target, request.body, meter.promptTokens);
+  const translator = plan.codec.stream(plan.target, request.body, () => meter.promptTokens());
   const observation = call.ctx.observation;
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   observation?.metrics?.openStreams.inc();
@@ -420,7 +420,10 @@ class Meter {
    * The tokenizer's count of the prompt, computed on first call: asked only when admission needs it (a
    * tokens-per-minute limit, a priced prompt), when the provider reports no input tokens, or a stream's first event needs it.
    */
-  readonly promptTokens = (): number => (this.#promptTokens >= 0 ? this.#promptTokens : (this.#promptTokens = estimateInputTokens(this.call.body)));
+  promptTokens(): number {
+    // A method, not an arrow property: no closure per request (a stream's translator gets one of its own).
+    return this.#promptTokens >= 0 ? this.#promptTokens : (this.#promptTokens = estimateInputTokens(this.call.body));
+  }
 
   /** The route that answered (`provider/model`), for the ledger line. */
   route: string | undefined = undefined;

@@ -11,7 +11,9 @@ type Listener = () => void;
  * handlers (upstream/whole-answer.ts, upstream/streamed-answer.ts) listen to it and abort through undici's controller.
  */
 export class ClientDeparture implements CancelSignal {
-  #listeners: Listener[] | undefined;
+  /** One listener (most calls have one: the upstream call) or several; undefined until somebody listens. */
+  #listeners: Listener | Listener[] | undefined;
+  #watching = false;
 
   constructor(private readonly res: ServerResponse) {}
 
@@ -21,28 +23,45 @@ export class ClientDeparture implements CancelSignal {
   }
 
   once(_event: 'abort', listener: Listener): this {
-    if (!this.#listeners) {
-      // Watched only once somebody listens: a request answered without waiting on anything never is.
-      this.#listeners = [];
-      this.res.on('close', () => this.#close());
+    if (!this.#watching) {
+      // Watched only once somebody listens: a request answered without waiting on anything never is. The
+      // response's listener is one shared function that finds this object on the response: no closure per request.
+      this.#watching = true;
+      (this.res as WatchedResponse)[DEPARTURE] = this;
+      this.res.on('close', onResponseClose);
     }
-    this.#listeners.push(listener);
+    const listeners = this.#listeners;
+    if (listeners === undefined) this.#listeners = listener;
+    else if (typeof listeners === 'function') this.#listeners = [listeners, listener];
+    else listeners.push(listener);
     return this;
   }
 
   off(_event: 'abort', listener: Listener): this {
     const listeners = this.#listeners;
-    const index = listeners ? listeners.lastIndexOf(listener) : -1;
-    if (index >= 0) listeners!.splice(index, 1);
+    if (listeners === listener) this.#listeners = undefined;
+    else if (Array.isArray(listeners)) {
+      const index = listeners.lastIndexOf(listener);
+      if (index >= 0) listeners.splice(index, 1);
+    }
     return this;
   }
 
-  #close(): void {
+  /** The response closed: if it never finished, the client left. */
+  closed(): void {
     if (!this.aborted) return;
-    const listeners = this.#listeners!;
-    this.#listeners = [];
-    for (const listener of listeners) listener();
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (typeof listeners === 'function') listeners();
+    else if (listeners) for (const listener of listeners) listener();
   }
+}
+
+const DEPARTURE = Symbol('tollgate.departure');
+type WatchedResponse = ServerResponse & { [DEPARTURE]?: ClientDeparture };
+
+function onResponseClose(this: WatchedResponse): void {
+  this[DEPARTURE]?.closed();
 }
 
 /** What cancels a call, as the upstream and SQL layers need it: a ClientDeparture (or an adapter of an AbortSignal). */

@@ -29,17 +29,21 @@ export type RouteMatch<Handler> =
  */
 export class RouteTable<Handler> {
   readonly #byPath = new Map<string, Route<Handler>[]>();
+  /** Each route's match, made once: matching answers a request with no object of its own (issue 19). */
+  readonly #found = new Map<Route<Handler>, RouteMatch<Handler>>();
 
   constructor(routes: readonly Route<Handler>[]) {
-    for (const route of routes) this.#byPath.set(route.path, [...(this.#byPath.get(route.path) ?? []), route]);
+    for (const route of routes) {
+      this.#byPath.set(route.path, [...(this.#byPath.get(route.path) ?? []), route]);
+      this.#found.set(route, Object.freeze({ kind: 'found', route }));
+    }
   }
 
   match(method: string | undefined, url: string | undefined): RouteMatch<Handler> {
     const candidates = this.#byPath.get(pathOf(url));
     const first = candidates?.[0];
     if (!first) return NO_MATCH;
-    const route = candidates.find((candidate) => candidate.method === method);
-    if (route) return { kind: 'found', route };
+    for (const candidate of candidates) if (candidate.method === method) return this.#found.get(candidate)!;
     return { kind: 'wrong-method', family: first.family, allowed: candidates.map((candidate) => candidate.method) };
   }
 }

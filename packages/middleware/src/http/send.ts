@@ -19,7 +19,25 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   if (res.headersSent) return;
   const payload = JSON.stringify(body);
   // The fixed headers before the spread: `{ ...headers, more }` gives each object a hidden class of its own in V8.
-  const head = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers };
+  writeJson(res, status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers }, payload);
+}
+
+/**
+ * sendJson for a caller whose headers object was built for this one answer (a model call's): the JSON headers are
+ * added to it, not copied with it into another object (issue 19).
+ *
+ * @example
+ * sendJsonWithOwnHeaders(res, 200, completion, { 'x-request-id': id });
+ */
+export function sendJsonWithOwnHeaders(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number>): void {
+  if (res.headersSent) return;
+  const payload = JSON.stringify(body);
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = Buffer.byteLength(payload);
+  writeJson(res, status, headers, payload);
+}
+
+function writeJson(res: ServerResponse, status: number, head: Record<string, string | number>, payload: string): void {
   res.writeHead(status, head);
   res.end(payload);
   (res as { [ANSWER_TAP]?: AnswerTap })[ANSWER_TAP]?.(status, head, payload);

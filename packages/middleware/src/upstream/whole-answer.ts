@@ -45,7 +45,8 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     private readonly report: (outcome: WholeAnswerOutcome) => void,
   ) {
     signal.once('abort', this.#abort);
-    this.#timer = setTimeout(this.#expire, limits.deadlineMs);
+    // The instance as the timer's argument, not a bound closure: one object less per call.
+    this.#timer = setTimeout(expire, limits.deadlineMs, this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -114,12 +115,17 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     this.#controller?.abort(failure);
   }
 
-  readonly #expire = (): void => {
+  /** The attempt's deadline passed. */
+  expired(): void {
     this.#stop(deadlineExceeded(this.limits.deadlineMs));
-  };
+  }
 
   // Before the request is on a socket there is no controller yet: onRequestStart aborts it then.
   readonly #abort = (): void => {
     this.#controller?.abort(new undiciErrors.RequestAbortedError());
   };
+}
+
+function expire(answer: WholeAnswer): void {
+  answer.expired();
 }

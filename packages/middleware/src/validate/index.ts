@@ -1,1 +1,2 @@
 export { parseBody } from './parse-body.js';
+export { takenAsSentCheck } from './taken-as-sent.js';

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { postJson } from '../../support/gateway.js';
+import { TEST_KEY, startStack } from '../gateway/gateway-fixture.js';
+
+describe('a chat completion body taken as the client sent it', () => {
+  let stack: Awaited<ReturnType<typeof startStack>>;
+  beforeEach(async () => {
+    stack = await startStack();
+  });
+  afterEach(() => stack.close());
+
+  const post = (text: string) => postJson(`${stack.gateway.url}/v1/chat/completions`, text, { authorization: `Bearer ${TEST_KEY}` });
+
+  it("reaches an OpenAI route with its keys in the client's order, unknown fields included", async () => {
+    const answer = await post('{"messages":[{"content":"hi","role":"user","x_tag":1}],"temperature":0.5,"x_vendor":{"b":1,"a":2},"model":"gpt"}');
+    assert.equal(answer.status, 200);
+    const sent = stack.openai.requests.at(-1)!.body as Record<string, unknown>;
+    assert.deepEqual(Object.keys(sent), ['messages', 'temperature', 'x_vendor', 'model']);
+    assert.deepEqual(Object.keys((sent.messages as object[])[0]!), ['content', 'role', 'x_tag']);
+    assert.equal(sent.model, 'gpt-4o');
+  });
+
+  it('never relays an own "__proto__" key, at the top or inside a message', async () => {
+    const answer = await post('{"model":"gpt","__proto__":{"polluted":1},"messages":[{"role":"user","content":"hi","__proto__":{"polluted":1}}]}');
+    assert.equal(answer.status, 200);
+    const sent = stack.openai.requests.at(-1)!.body as Record<string, unknown>;
+    assert.equal(Object.hasOwn(sent, '__proto__'), false);
+    assert.equal(Object.hasOwn((sent.messages as object[])[0]!, '__proto__'), false);
+    assert.deepEqual(sent.messages, [{ role: 'user', content: 'hi' }]);
+  });
+
+  it('answers a body the schema refuses with the same 422 detail as before', async () => {
+    const answer = await post('{"model":"gpt","messages":[{"role":"user","content":"hi"}],"max_tokens":1.5,"n":0}');
+    assert.equal(answer.status, 422);
+    assert.deepEqual(
+      answer.body.detail.map((item: { loc: unknown[]; type: string }) => [item.loc.join('.'), item.type]),
+      [
+        ['body.max_tokens', 'int_type'],
+        ['body.n', 'too_short'],
+      ],
+    );
+    assert.equal(stack.openai.requests.length, 0);
+  });
+});
