@@ -4,7 +4,7 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
-import { Exchange, type StatementRows } from './postgres-exchange.js';
+import { assertPgClientQueue, Exchange, type StatementRows } from './postgres-exchange.js';
 import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
 import { releaseAfterReset } from './postgres-session-reset.js';
@@ -68,6 +68,7 @@ export class PostgresDatabase implements SqlEngine {
   readonly #plans = new PostgresStatementPlans();
 
   constructor(private readonly options: PostgresDatabaseOptions) {
+    assertPgClientQueue(pg.Client);
     this.#pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolMax,

@@ -43,6 +43,17 @@ interface QueueingClient {
   _pulseQueryQueue(): void;
 }
 
+/**
+ * The exchange queues its receivers on pg's Client directly (see `send`), so it depends on three of its
+ * internals: checked once when a postgres database is configured, so a pg release that renamed them fails at
+ * start-up with this message instead of on a request.
+ */
+export function assertPgClientQueue(Client: new () => unknown): void {
+  const client = new Client() as Partial<QueueingClient>;
+  if (Array.isArray(client._queryQueue) && typeof client._pulseQueryQueue === 'function' && typeof client._queryable === 'boolean') return;
+  throw new Error("the installed 'pg' has no Client#_queryQueue/_pulseQueryQueue/_queryable, which the postgres kind queues its exchanges on: install pg 8 (8.23.1 or a later 8.x that keeps them)");
+}
+
 /** What pg's Client calls on the query whose messages arrive (pg's "submittable", as pg-cursor implements it). */
 abstract class Receiver {
   #settled = false;
