@@ -1,8 +1,8 @@
 import { authenticate } from '../auth/index.js';
-import { BODY_NOT_READ, readJsonBody, readJsonBodyNow, type MaybeParsedRequest } from '../http/index.js';
+import { BODY_NOT_READ, readJsonBody, readJsonBodyNow } from '../http/index.js';
 import { parseImageDataUrl } from '../translate/index.js';
-import { parseBody, takenAsSentCheck } from '../validate/index.js';
-import { chatCompletionsBody, type ChatCompletionsBody } from '../wire/index.js';
+import { chatCompletionsBody } from '../wire/index.js';
+import { bodyCheck } from './checked-body.js';
 import { enforceMaxTokensCap } from './max-tokens-cap.js';
 import { runModelCall } from './model-call.js';
 import type { RequestContext } from './request-context.js';
@@ -22,23 +22,14 @@ export async function chatCompletions(ctx: RequestContext): Promise<void> {
   const options = { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody };
   const now = readJsonBodyNow(ctx.req, options);
   const raw = now !== BODY_NOT_READ ? now : await readJsonBody(ctx.req, options);
-  const body = hostParsed(ctx) || !chatBodyAsSent?.(raw) ? parseBody(chatCompletionsBody, raw) : (raw as ChatCompletionsBody);
+  const body = checkChatBody(ctx, raw);
   checkImageDataUrls(body.messages);
   const model = runtime.gateway.plans.resolve(body.model, 'chat');
   enforceMaxTokensCap(body);
   await runModelCall({ ctx, principal, model, body });
 }
 
-/**
- * Most bodies are taken as the client sent them, without zod's copy (README "Request validation": the upstream
- * body keeps the client's key order); anything the check cannot vouch for goes through the schema.
- */
-const chatBodyAsSent = takenAsSentCheck(chatCompletionsBody);
-
-/** A body a host's parser read (Express's `req.body`) is the host's object: the pipeline works on zod's copy. */
-function hostParsed(ctx: RequestContext): boolean {
-  return ctx.parsedBody !== undefined || (ctx.req as MaybeParsedRequest).body !== undefined;
-}
+const checkChatBody = bodyCheck(chatCompletionsBody);
 
 /** Every route must see the same answer for a malformed image, so it is checked before routing. */
 function checkImageDataUrls(messages: { content?: unknown }[]): void {
