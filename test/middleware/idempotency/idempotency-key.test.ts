@@ -152,6 +152,19 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
     assert.equal(stack.openai.requests.length, 1);
   });
 
+  it('replays a repeat whose body a client re-serialized with its keys in another order, billed once', async () => {
+    // The fingerprint is of the validated body: a retry through another JSON serializer is the same request.
+    const stack = await start();
+    const first = await post(stack.gateway.url, { model: 'gpt', max_tokens: 20, messages: [{ role: 'user', content: 'one two three' }] }, 'reordered');
+    assert.equal(first.status, 200);
+    const repeat = await post(stack.gateway.url, { messages: [{ content: 'one two three', role: 'user' }], max_tokens: 20, model: 'gpt' }, 'reordered');
+    assert.equal(repeat.status, 200, repeat.text);
+    assert.equal(repeat.headers.get('idempotent-replayed'), 'true');
+    assert.equal(repeat.text, first.text);
+    assert.equal(stack.openai.requests.length, 1);
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 1);
+  });
+
   it('answers 409 idempotency_key_in_use (x-should-retry: true) while the first still runs, then the answer', async () => {
     const stack = await start();
     stack.openai.delay(300);

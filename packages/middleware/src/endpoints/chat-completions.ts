@@ -22,7 +22,7 @@ export async function chatCompletions(ctx: RequestContext): Promise<void> {
   const options = { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody };
   const now = readJsonBodyNow(ctx.req, options);
   const raw = now !== BODY_NOT_READ ? now : await readJsonBody(ctx.req, options);
-  const body = hostParsed(ctx) || !chatBodyAsSent?.(raw) ? parseBody(chatCompletionsBody, raw) : (raw as ChatCompletionsBody);
+  const body = zodsCopyNeeded(ctx) || !chatBodyAsSent?.(raw) ? parseBody(chatCompletionsBody, raw) : (raw as ChatCompletionsBody);
   checkImageDataUrls(body.messages);
   const model = runtime.gateway.plans.resolve(body.model, 'chat');
   enforceMaxTokensCap(body);
@@ -35,9 +35,14 @@ export async function chatCompletions(ctx: RequestContext): Promise<void> {
  */
 const chatBodyAsSent = takenAsSentCheck(chatCompletionsBody);
 
-/** A body a host's parser read (Express's `req.body`) is the host's object: the pipeline works on zod's copy. */
-function hostParsed(ctx: RequestContext): boolean {
-  return ctx.parsedBody !== undefined || (ctx.req as MaybeParsedRequest).body !== undefined;
+/**
+ * A body a host's parser read (Express's `req.body`) is the host's object: the pipeline works on zod's copy. A keyed
+ * request's too: its Idempotency-Key fingerprint hashes the body's JSON, and zod's copy puts the fields in the
+ * schema's order, so a retry re-serialized with its keys in another order is the same request (README
+ * "Idempotency keys"), as before the check existed.
+ */
+function zodsCopyNeeded(ctx: RequestContext): boolean {
+  return ctx.parsedBody !== undefined || (ctx.req as MaybeParsedRequest).body !== undefined || ctx.req.headers['idempotency-key'] !== undefined;
 }
 
 /** Every route must see the same answer for a malformed image, so it is checked before routing. */
