@@ -22,6 +22,21 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b was evicted');
   });
 
+  it('keeps the answer of a long request that finished last over answers that finished before it', async () => {
+    // The long request's client is the one most likely to have given up and to retry: its answer is the most
+    // recently used, not the oldest because its claim came first.
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 3, maxBytes: 1_000_000 });
+    const long = await store.begin('acme', 'long', 'f');
+    assert.equal(long.state, 'claimed');
+    await finished(store, 'acme', 'b');
+    await finished(store, 'acme', 'c');
+    if (long.state === 'claimed') await store.complete('acme', 'long', long.token, answer('{"late":true}'));
+    await finished(store, 'acme', 'd');
+    assert.equal(store.size, 3);
+    assert.equal((await store.begin('acme', 'long', 'f')).state, 'done', 'the late answer is kept');
+    assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b, the least recently used, was dropped');
+  });
+
   it('never forgets a claim still running, so its repeat cannot run a second time', async () => {
     const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 2, maxBytes: 1_000_000 });
     assert.equal((await store.begin('acme', 'running', 'f')).state, 'claimed');
