@@ -120,14 +120,17 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
    */
   #evict(): void {
     const { maxEntries, maxBytes } = this.bounds;
+    // Running claims met one after another: once every record was (a whole turn of them), nothing can go. Counted
+    // in a row only: a running claim is met again after replayed answers had their second chance (then they go).
     let runningMet = 0;
     while ((this.#records.size > maxEntries || this.#bytes > maxBytes) && runningMet < this.#records.size) {
       const oldest = this.#nextOldest();
       if (!oldest.finished) runningMet++;
       else if (!oldest.replayed) {
         this.#forget(oldest);
+        runningMet = 0;
         continue;
-      }
+      } else runningMet = 0;
       oldest.replayed = false;
       this.#touch(oldest);
     }
