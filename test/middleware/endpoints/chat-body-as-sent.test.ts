@@ -41,4 +41,31 @@ describe('a chat completion body taken as the client sent it', () => {
     );
     assert.equal(stack.openai.requests.length, 0);
   });
+
+  const objectPrototypeNames = '"constructor":{"x":1},"toString":"t","valueOf":2,"hasOwnProperty":null,"isPrototypeOf":[]';
+  for (const model of ['gpt', 'claude', 'claude-with-fallback'] as const) {
+    it(`answers a body whose objects carry Object.prototype's names as own keys (${model}): no 500, nothing of it read as a method`, async () => {
+      if (model === 'claude-with-fallback') stack.anthropic.failNext({ status: 503, times: 5 });
+      const answer = await post(
+        `{"model":"${model}",${objectPrototypeNames},"messages":[{"role":"user","content":[{"type":"text","text":"hi",${objectPrototypeNames}}],${objectPrototypeNames}}],"tools":[{"type":"function","function":{"name":"f",${objectPrototypeNames}},${objectPrototypeNames}}],"max_tokens":20}`,
+      );
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.body.object, 'chat.completion');
+    });
+  }
+
+  it('relays an own "__proto__" inside a value the schema does not describe as the client sent it, and pollutes nothing', async () => {
+    const answer = await post('{"model":"gpt","messages":[{"role":"user","content":"hi"}],"x_vendor":{"__proto__":{"polluted":1},"a":1}}');
+    assert.equal(answer.status, 200);
+    assert.equal(({} as { polluted?: number }).polluted, undefined);
+    const sent = stack.openai.requests.at(-1)!.body as Record<string, Record<string, unknown>>;
+    assert.equal(sent.x_vendor!.a, 1);
+  });
+
+  it('answers a body of 20,000 messages (the check walks each) as zod would: 200, every message relayed', async () => {
+    const messages = Array.from({ length: 20_000 }, (_, i) => `{"role":"${i % 2 ? 'assistant' : 'user'}","content":"m${i}"}`).join(',');
+    const answer = await post(`{"model":"gpt","messages":[${messages}]}`);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body).slice(0, 300));
+    assert.equal((stack.openai.requests.at(-1)!.body as { messages: unknown[] }).messages.length, 20_000);
+  });
 });
