@@ -68,4 +68,12 @@ describe('a chat completion body taken as the client sent it', () => {
     assert.equal(answer.status, 200, JSON.stringify(answer.body).slice(0, 300));
     assert.equal((stack.openai.requests.at(-1)!.body as { messages: unknown[] }).messages.length, 20_000);
   });
+
+  for (const model of ['gpt', 'claude'] as const) {
+    it(`answers text parts whose text is an object with its own "toString" and "valueOf" (not functions) through a ${model} route: 200, not a 500`, async () => {
+      const odd = '{"toString":"x","valueOf":"y"}';
+      const answer = await post(`{"model":"${model}","messages":[{"role":"system","content":[{"type":"text","text":${odd}}]},{"role":"user","content":[{"type":"text","text":${odd}},{"type":"text","text":[${odd}]}]}]}`);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    });
+  }
 });
