@@ -76,4 +76,17 @@ describe('a chat completion body taken as the client sent it', () => {
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
     });
   }
+
+  for (const model of ['gpt', 'claude'] as const) {
+    it(`answers 422 before routing (${model}) to an image part whose image_url.url is not a string, calling no provider`, async () => {
+      for (const imageUrl of ['{"url":{"toString":"x"}}', '{"url":1e308}', '""', '[{"url":"https://x/y.png"}]', 'null']) {
+        const answer = await post(`{"model":"${model}","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":${imageUrl}}]}]}`);
+        assert.equal(answer.status, 422, `${imageUrl}: ${JSON.stringify(answer.body)}`);
+        assert.deepEqual(answer.body.detail[0].loc, ['body', 'messages', 0, 'content', 1, 'image_url', 'url']);
+      }
+      const missing = await post(`{"model":"${model}","messages":[{"role":"user","content":[{"type":"image_url"}]}]}`);
+      assert.equal(missing.status, 422);
+      assert.equal(stack.openai.requests.length + stack.anthropic.requests.length, 0);
+    });
+  }
 });
