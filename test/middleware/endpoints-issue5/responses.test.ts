@@ -37,6 +37,15 @@ describe('POST /v1/responses', () => {
         assert.ok(JSON.stringify(kind.upstream(stack).requests.at(-1)!.body).includes('Be brief.'), 'instructions reached upstream');
       });
 
+      it('answers an input_image whose image_url is not a string with a 4xx, never a 500, and an odd text without a 500', async () => {
+        for (const odd of ['{"toString":"x","valueOf":"y"}', '[{"toString":"x"}]', '1']) {
+          const image = await postJson(`${stack.gateway.url}/v1/responses`, `{"model":"${kind.alias}","input":[{"role":"user","content":[{"type":"input_image","image_url":${odd}}]}]}`, { authorization: `Bearer ${TEST_KEY}` });
+          assert.ok(image.status >= 400 && image.status < 500, `${odd}: ${image.status} ${image.text}`);
+          const text = await postJson(`${stack.gateway.url}/v1/responses`, `{"model":"${kind.alias}","input":[{"role":"user","content":[{"type":"input_text","text":${odd}}]}]}`, { authorization: `Bearer ${TEST_KEY}` });
+          assert.ok(text.status < 500, `${odd}: ${text.status} ${text.text}`);
+        }
+      });
+
       it('streams the Responses events the SDK assembles, ending with response.completed carrying usage', async () => {
         const stream = openai.responses.stream({ model: kind.alias, input: 'stream these words please' });
         const types: string[] = [];

@@ -30,6 +30,25 @@ function headerNamesInOrder(url: string, body: unknown, idempotencyKey?: string)
   });
 }
 
+/** The answer's status and raw header lines (names lower-cased), as sent: a header sent twice shows twice. */
+function rawAnswer(url: string, body: unknown, idempotencyKey: string, path = '/v1/chat/completions'): Promise<{ status: number; names: string[]; values: Record<string, string> }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', authorization: `Bearer ${keyOf('acme')}`, 'idempotency-key': idempotencyKey };
+  if (path === '/v1/messages') headers['anthropic-version'] = '2023-06-01';
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${path}`, { method: 'POST', headers }, (res) => {
+      res.resume();
+      res.once('end', () => {
+        const names = res.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
+        const values: Record<string, string> = {};
+        for (let i = 0; i < res.rawHeaders.length; i += 2) values[res.rawHeaders[i]!.toLowerCase()] = res.rawHeaders[i + 1]!;
+        resolve({ status: res.statusCode!, names, values });
+      });
+    });
+    req.once('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 /** Sends the request over a raw socket and drops the connection as soon as the answer starts arriving: a lost reply. */
 function postAndDropConnection(url: string, body: unknown, idempotencyKey: string): Promise<void> {
   const { hostname, port } = new URL(url);
@@ -85,6 +104,51 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
     assert.deepEqual(keyed, unkeyed);
     assert.ok(keyed.includes('x-request-id'));
   });
+
+  it('sends the request id exactly once on a keyed answer, its replay, a 409 while it runs and a 422 for another body', async () => {
+    const stack = await start();
+    stack.openai.delay(200);
+    const first = rawAnswer(stack.gateway.url, CHAT, 'ids');
+    while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const busy = await rawAnswer(stack.gateway.url, CHAT, 'ids');
+    const fresh = await first;
+    const replay = await rawAnswer(stack.gateway.url, CHAT, 'ids');
+    const other = await rawAnswer(stack.gateway.url, { ...CHAT, messages: [{ role: 'user', content: 'else' }] }, 'ids');
+    const seen = [fresh, busy, replay, other].map((answer) => [answer.status, answer.names.filter((name) => name === 'x-request-id').length]);
+    assert.deepEqual(seen, [
+      [200, 1],
+      [409, 1],
+      [200, 1],
+      [422, 1],
+    ]);
+    assert.equal(replay.values['x-request-id'], fresh.values['x-request-id'], 'a replay names the request that ran');
+    assert.notEqual(busy.values['x-request-id'], fresh.values['x-request-id']);
+    assert.equal(stack.openai.requests.length, 1);
+  });
+
+  for (const [what, garbage] of [
+    ['a 200 whose body is not JSON', { status: 200, body: '<html>oops</html>', contentType: 'application/json' }],
+    ['a 200 cut short of its Content-Length', { status: 200, body: '{"id":"chatcmpl-1","choices":[', contentType: 'application/json', closeShort: true }],
+    ['a 500 error page', { status: 500, body: '<html>down</html>' }],
+  ] as const) {
+    it(`answers a keyed request whose provider sends ${what} with an error carrying the request id once, frees the key, and bills only the run that answered`, async () => {
+      const stack = await start();
+      // More garbage than one request's attempts (it retries): each keyed run fails, frees the key, and the next runs.
+      stack.openai.answerRawNext({ ...garbage, times: 8 });
+      let failures = 0;
+      let answer = await rawAnswer(stack.gateway.url, CHAT, `garbage-${garbage.status}`);
+      for (; answer.status !== 200 && failures < 20; failures++) {
+        assert.ok(answer.status >= 400, `status ${answer.status}`); // a provider's 5xx is relayed as its status (README "Error types")
+        assert.equal(answer.names.filter((name) => name === 'x-request-id').length, 1);
+        answer = await rawAnswer(stack.gateway.url, CHAT, `garbage-${garbage.status}`);
+      }
+      assert.ok(failures > 0, 'at least one keyed run failed');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.values['idempotent-replayed'], undefined, 'the last run ran');
+      const usage = await stack.gateway.gate.admin.usage('acme');
+      assert.equal(Math.round((10 - usage.wallet) * 1e6), 48, 'billed once, for the run that answered');
+    });
+  }
 
   it('answers a repeat after a dropped connection with the same body and headers, billed once (raw HTTP)', async () => {
     const stack = await start();
@@ -150,6 +214,30 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
     assert.equal(other.status, 422);
     assert.equal(JSON.parse(other.text).error.code, 'idempotency_key_reused');
     assert.equal(stack.openai.requests.length, 1);
+  });
+
+  it('replays a repeat whose body a client re-serialized with its keys in another order, billed once', async () => {
+    // The fingerprint is of the validated body: a retry through another JSON serializer is the same request.
+    const stack = await start();
+    const first = await post(stack.gateway.url, { model: 'gpt', max_tokens: 20, messages: [{ role: 'user', content: 'one two three' }] }, 'reordered');
+    assert.equal(first.status, 200);
+    const repeat = await post(stack.gateway.url, { messages: [{ content: 'one two three', role: 'user' }], max_tokens: 20, model: 'gpt' }, 'reordered');
+    assert.equal(repeat.status, 200, repeat.text);
+    assert.equal(repeat.headers.get('idempotent-replayed'), 'true');
+    assert.equal(repeat.text, first.text);
+    assert.equal(stack.openai.requests.length, 1);
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 1);
+  });
+
+  it('replays a /v1/messages repeat whose keys come in another order, billed once', async () => {
+    const stack = await start();
+    const first = await post(stack.gateway.url, { model: 'gpt', max_tokens: 20, messages: [{ role: 'user', content: 'one two three' }] }, 'reordered-messages', '/v1/messages');
+    assert.equal(first.status, 200, first.text);
+    const repeat = await post(stack.gateway.url, { messages: [{ content: 'one two three', role: 'user' }], max_tokens: 20, model: 'gpt' }, 'reordered-messages', '/v1/messages');
+    assert.equal(repeat.status, 200, repeat.text);
+    assert.equal(repeat.text, first.text);
+    assert.equal(stack.openai.requests.length, 1);
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 1);
   });
 
   it('answers 409 idempotency_key_in_use (x-should-retry: true) while the first still runs, then the answer', async () => {

@@ -22,6 +22,21 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b was evicted');
   });
 
+  it('keeps the answer of a long request that finished last over answers that finished before it', async () => {
+    // The long request's client is the one most likely to have given up and to retry: its answer is the most
+    // recently used, not the oldest because its claim came first.
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 3, maxBytes: 1_000_000 });
+    const long = await store.begin('acme', 'long', 'f');
+    assert.equal(long.state, 'claimed');
+    await finished(store, 'acme', 'b');
+    await finished(store, 'acme', 'c');
+    if (long.state === 'claimed') await store.complete('acme', 'long', long.token, answer('{"late":true}'));
+    await finished(store, 'acme', 'd');
+    assert.equal(store.size, 3);
+    assert.equal((await store.begin('acme', 'long', 'f')).state, 'done', 'the late answer is kept');
+    assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b, the least recently used, was dropped');
+  });
+
   it('never forgets a claim still running, so its repeat cannot run a second time', async () => {
     const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 2, maxBytes: 1_000_000 });
     assert.equal((await store.begin('acme', 'running', 'f')).state, 'claimed');
@@ -30,6 +45,18 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     await finished(store, 'acme', 'c');
     assert.equal(store.size, 2, 'only finished answers were dropped past maxEntries');
     assert.equal((await store.begin('acme', 'running', 'f')).state, 'running');
+  });
+
+  it('keeps maxEntries when running claims sit ahead of replayed answers: their second chance runs out, one goes', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 5, maxBytes: 1_000_000 });
+    for (const key of ['r1', 'r2', 'r3']) assert.equal((await store.begin('acme', key, 'f')).state, 'claimed');
+    await finished(store, 'acme', 'a');
+    await finished(store, 'acme', 'b');
+    assert.equal((await store.begin('acme', 'a', 'f')).state, 'done');
+    assert.equal((await store.begin('acme', 'b', 'f')).state, 'done');
+    assert.equal((await store.begin('acme', 'new', 'f')).state, 'claimed');
+    assert.equal(store.size, 5, 'one replayed answer was dropped once every record had been met');
+    for (const key of ['r1', 'r2', 'r3', 'new']) assert.equal((await store.begin('acme', key, 'f')).state, 'running');
   });
 
   it('forgets the oldest answers past maxBytes', async () => {
@@ -92,5 +119,47 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     assert.equal(claimOf('k49000').state, 'claimed', 'an old key was dropped');
     store.complete('acme', 'long-running', long.state === 'claimed' ? long.token : '', answer('{}'));
     assert.equal(claimOf('long-running').state, 'done');
+  });
+
+  it('never loses a running claim, replays only the answer kept for a key, and holds maxEntries after every claim (200 seeded random runs)', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      let state = seed;
+      const random = (n: number) => {
+        state = (state * 1103515245 + 12345) & 0x7fffffff;
+        return state % n;
+      };
+      const clock = new TestClock();
+      const maxEntries = 1 + random(8);
+      const store = new MemoryIdempotencyStore(clock, { maxEntries, maxBytes: 200 + random(400) });
+      const running = new Map<string, string>();
+      const kept = new Map<string, string>();
+      const anyRunning = () => [...running][random(Math.max(1, running.size))];
+      for (let step = 0; step < 3000; step++) {
+        const where = `seed ${seed} step ${step}`;
+        const action = random(10);
+        if (action < 5) {
+          const key = `k${random(20)}`;
+          const claim = store.begin('acme', key, 'f');
+          if (claim instanceof Promise) throw new Error('the memory store claims synchronously');
+          if (running.has(key)) assert.equal(claim.state, 'running', `${where}: a running claim was lost`);
+          else if (claim.state === 'done') assert.equal(claim.answer?.body, kept.get(key), `${where}: another key's answer`);
+          else {
+            assert.equal(claim.state, 'claimed', where);
+            if (claim.state === 'claimed') running.set(key, claim.token);
+            kept.delete(key);
+            assert.ok(store.size <= Math.max(maxEntries, running.size), `${where}: ${store.size} records, maxEntries ${maxEntries}, ${running.size} running`);
+          }
+        } else if (action < 9) {
+          const [key, token] = anyRunning() ?? [];
+          if (key === undefined) continue;
+          running.delete(key);
+          if (action < 8) {
+            const body = `${key}@${step}`.padEnd(random(120), 'x');
+            store.complete('acme', key, token!, { status: 200, headers: [], body });
+            kept.set(key, body);
+          } else store.abandon('acme', key, token!);
+        } else clock.advance(1_000); // well within every TTL
+      }
+    }
   });
 });

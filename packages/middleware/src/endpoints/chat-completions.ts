@@ -1,4 +1,5 @@
 import { authenticate } from '../auth/index.js';
+import { validationError } from '../errors/index.js';
 import { BODY_NOT_READ, readJsonBody, readJsonBodyNow } from '../http/index.js';
 import { parseImageDataUrl } from '../translate/index.js';
 import { chatCompletionsBody } from '../wire/index.js';
@@ -31,13 +32,23 @@ export async function chatCompletions(ctx: RequestContext): Promise<void> {
 
 const checkChatBody = bodyCheck(chatCompletionsBody);
 
-/** Every route must see the same answer for a malformed image, so it is checked before routing. */
+/**
+ * Every route must see the same answer for a malformed image, so it is checked before routing. An image part's
+ * `image_url.url` must be a string (the loose part schema does not say so): the translating codecs read it as
+ * one, and a number or an object there was a 500 on an Anthropic or Bedrock route.
+ */
 function checkImageDataUrls(messages: { content?: unknown }[]): void {
-  for (const message of messages) {
-    if (!Array.isArray(message.content)) continue;
-    for (const part of message.content as { type: string; image_url?: { url?: unknown } }[]) {
-      const url = part.type === 'image_url' ? part.image_url?.url : undefined;
-      if (typeof url === 'string' && url.startsWith('data:')) parseImageDataUrl(url);
+  for (let index = 0; index < messages.length; index++) {
+    const content = messages[index]!.content;
+    if (!Array.isArray(content)) continue;
+    for (let partIndex = 0; partIndex < content.length; partIndex++) {
+      const part = content[partIndex] as { type: string; image_url?: { url?: unknown } };
+      if (part.type !== 'image_url') continue;
+      const url = typeof part.image_url === 'object' && part.image_url !== null ? part.image_url.url : undefined;
+      if (typeof url !== 'string') {
+        throw validationError(['body', 'messages', index, 'content', partIndex, 'image_url', 'url'], 'Invalid input: an image part needs image_url.url, a string', part.image_url ?? null, 'string_type');
+      }
+      if (url.startsWith('data:')) parseImageDataUrl(url);
     }
   }
 }

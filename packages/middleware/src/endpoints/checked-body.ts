@@ -19,10 +19,15 @@ export type BodyCheck<T> = (ctx: RequestContext, raw: unknown) => T;
 export function bodyCheck<Schema extends z.ZodType>(schema: Schema): BodyCheck<z.output<Schema>> {
   const asSent = takenAsSentCheck(schema);
   if (!asSent) return (_ctx, raw) => parseBody(schema, raw);
-  return (ctx, raw) => (hostParsed(ctx) || !asSent(raw) ? parseBody(schema, raw) : (raw as z.output<Schema>));
+  return (ctx, raw) => (zodsCopyNeeded(ctx) || !asSent(raw) ? parseBody(schema, raw) : (raw as z.output<Schema>));
 }
 
-/** A body a host's parser read (Express's `req.body`) is the host's object: the pipeline works on zod's copy. */
-function hostParsed(ctx: RequestContext): boolean {
-  return ctx.parsedBody !== undefined || (ctx.req as MaybeParsedRequest).body !== undefined;
+/**
+ * A body a host's parser read (Express's `req.body`) is the host's object: the pipeline works on zod's copy. A keyed
+ * request's too: its Idempotency-Key fingerprint hashes the body's JSON, and zod's copy puts the fields in the
+ * schema's order, so a retry re-serialized with its keys in another order is the same request (README
+ * "Idempotency keys").
+ */
+function zodsCopyNeeded(ctx: RequestContext): boolean {
+  return ctx.parsedBody !== undefined || (ctx.req as MaybeParsedRequest).body !== undefined || ctx.req.headers['idempotency-key'] !== undefined;
 }

@@ -44,6 +44,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   #oldest: Iterator<KeyRecord> = this.#records.values();
   /** Bytes of the kept answers (maxBytes). */
   #bytes = 0;
+  /** The record last put at the newest end (a finished answer already there is not moved again). */
+  #newest: KeyRecord | undefined = undefined;
   /** Claims' tokens: unique within the process, which is all a memory record is seen from. */
   #claims = 0;
 
@@ -66,7 +68,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       this.#forget(held);
     }
     const token = String(++this.#claims);
-    this.#records.set(id, new KeyRecord(id, fingerprint, token, now + RUNNING_TTL_MS));
+    this.#records.set(id, (this.#newest = new KeyRecord(id, fingerprint, token, now + RUNNING_TTL_MS)));
     if (this.#records.size > this.bounds.maxEntries) this.#evict();
     return { state: 'claimed', token };
   }
@@ -79,6 +81,9 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     record.bytes = answer ? answerBytes(answer) : 0;
     record.expiresAt = this.clock.now() + ANSWER_TTL_MS;
     this.#bytes += record.bytes;
+    // A finished answer is the most recently used: one that ran while others were claimed (the long request, whose
+    // client most likely gave up and retries) must not sit behind them, first to go. Once per key: no chain growth.
+    if (record !== this.#newest) this.#touch(record);
     if (this.#bytes > this.bounds.maxBytes) this.#evict();
   }
 
@@ -96,11 +101,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   #touch(record: KeyRecord): void {
     this.#records.delete(record.id);
     this.#records.set(record.id, record);
+    this.#newest = record;
   }
 
   #forget(record: KeyRecord): void {
     this.#records.delete(record.id);
     this.#bytes -= record.bytes;
+    if (this.#newest === record) this.#newest = undefined;
   }
 
   /**
@@ -113,14 +120,17 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
    */
   #evict(): void {
     const { maxEntries, maxBytes } = this.bounds;
+    // Running claims met one after another: once every record was (a whole turn of them), nothing can go. Counted
+    // in a row only: a running claim is met again after replayed answers had their second chance (then they go).
     let runningMet = 0;
     while ((this.#records.size > maxEntries || this.#bytes > maxBytes) && runningMet < this.#records.size) {
       const oldest = this.#nextOldest();
       if (!oldest.finished) runningMet++;
       else if (!oldest.replayed) {
         this.#forget(oldest);
+        runningMet = 0;
         continue;
-      }
+      } else runningMet = 0;
       oldest.replayed = false;
       this.#touch(oldest);
     }

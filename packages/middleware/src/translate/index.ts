@@ -1,5 +1,5 @@
 export * from './wire-types.js';
-export { textOf } from './chat-text.js';
+export { textOf, textOfPart } from './chat-text.js';
 export { parseToolArguments } from './tool-arguments.js';
 export { messagesToChatRequest } from './messages-to-chat-request.js';
 export { chatToMessagesResponse } from './chat-to-messages-response.js';

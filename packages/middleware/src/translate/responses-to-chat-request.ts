@@ -1,3 +1,4 @@
+import { validationError } from '../errors/index.js';
 import type { ChatContentPart, ChatMessage, ChatRequest } from './wire-types.js';
 import type { ResponsesInputItem, ResponsesRequest } from './responses-wire.js';
 import { responseFormatFromResponsesText } from './structured-output.js';
@@ -61,6 +62,10 @@ export function responsesToChatRequest(request: ResponsesRequest): ChatRequest {
 
 function toChatPart(part: { type: string; text?: string; image_url?: string; detail?: string }): ChatContentPart[] {
   if (part.type === 'input_text' || part.type === 'output_text' || part.type === 'text') return [{ type: 'text', text: part.text ?? '' }];
+  // The codecs behind the pivot read the URL as a string: anything else was a 500 on an Anthropic route.
+  if (part.type === 'input_image' && part.image_url !== undefined && typeof part.image_url !== 'string') {
+    throw validationError(['body', 'input', 'content', 'image_url'], 'Invalid input: an input_image part needs image_url, a string', part.image_url, 'string_type');
+  }
   if (part.type === 'input_image' && part.image_url) return [{ type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } }];
   return [];
 }

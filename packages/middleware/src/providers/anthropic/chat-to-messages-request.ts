@@ -1,4 +1,4 @@
-import { parseImageDataUrl, parseToolArguments, textOf, type AnthropicBlock, type AnthropicMessage, type ChatContentPart, type ChatMessage, type ChatRequest, type Json, type MessagesRequest } from '../../translate/index.js';
+import { parseImageDataUrl, parseToolArguments, textOf, textOfPart, type AnthropicBlock, type AnthropicMessage, type ChatContentPart, type ChatMessage, type ChatRequest, type Json, type MessagesRequest } from '../../translate/index.js';
 
 /**
  * OpenAI chat request → Anthropic messages request, for a chat client on an Anthropic route.
@@ -55,7 +55,7 @@ function toAnthropicBlock(part: ChatContentPart): AnthropicBlock {
     }
     return { type: 'image', source: { type: 'url', url } };
   }
-  if (part.type === 'text') return { type: 'text', text: String((part as { text: unknown }).text ?? '') };
+  if (part.type === 'text') return { type: 'text', text: textOfPart(part) };
   return part as AnthropicBlock;
 }
 

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { parseImageDataUrl, textOf, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { parseImageDataUrl, textOf, textOfPart, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { ConverseContentBlock, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './converse-wire.js';
 
 type ChatTool = { type: string; function?: { name: string; description?: string; parameters?: unknown } };
@@ -63,7 +63,7 @@ function toBlock(part: ChatContentPart): ConverseContentBlock {
     const { mediaType, data } = parseImageDataUrl(url);
     return { image: { format: imageFormats[mediaType as keyof typeof imageFormats], source: { bytes: data } } };
   }
-  return { text: part.type === 'text' ? String((part as { text: unknown }).text ?? '') : '' };
+  return { text: part.type === 'text' ? textOfPart(part) : '' };
 }
 
 function parseArguments(text: string): unknown {
