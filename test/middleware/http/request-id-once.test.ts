@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { startGateway, TEST_KEY, type RunningGateway } from '../../support/gateway.js';
 import { keyOf, startPolicyStack } from '../policy/policy-fixture.js';
 
 type Stack = Awaited<ReturnType<typeof startPolicyStack>>;
@@ -66,6 +67,49 @@ describe('exactly one x-request-id on every answer kind, sent twice', () => {
       assert.deepEqual(values(second, 'idempotent-replayed'), replayed ? ['true'] : []);
       if (replayed) assert.deepEqual(values(second, 'x-request-id'), values(first, 'x-request-id'));
       else assert.notDeepEqual(values(second, 'x-request-id'), values(first, 'x-request-id'));
+    });
+  }
+});
+
+/** The SQL endpoint writes its id in its answer's own headers too (Route.writesRequestId), JSON and NDJSON alike. */
+describe('exactly one x-request-id on every SQL answer kind', () => {
+  let gateway: RunningGateway;
+  beforeEach(async () => {
+    gateway = await startGateway({ keys: [{ key: TEST_KEY, org: 'acme' }], organizations: { acme: {} } });
+  });
+  afterEach(() => gateway.close());
+
+  function postSql(body: unknown, headers: Record<string, string>): Promise<RawAnswer> {
+    return new Promise((resolve, reject) => {
+      const req = request(`${gateway.url}/api/sql/query`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}`, ...headers } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, rawHeaders: res.rawHeaders, text }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(body));
+    });
+  }
+
+  const kinds: [what: string, body: unknown, headers: Record<string, string>, status: number][] = [
+    ['a table as JSON', { query: 'SELECT 1 AS one' }, {}, 200],
+    ['a table as NDJSON', { query: 'SELECT 1 AS one' }, { accept: 'application/x-ndjson' }, 200],
+    ['an ok as NDJSON', { query: 'CREATE TABLE t (x INTEGER)' }, { accept: 'application/x-ndjson' }, 200],
+    ['a syntax error', { query: 'SELEC 1' }, {}, 400],
+    ['a syntax error asked as NDJSON', { query: 'SELEC 1' }, { accept: 'application/x-ndjson' }, 400],
+    ['a body the schema refuses', { query: 7 }, {}, 422],
+    ['an unknown key', { query: 'SELECT 1' }, { authorization: 'Bearer tg-unknown-key-0123456789abcdef' }, 401],
+  ];
+  for (const [what, body, headers, status] of kinds) {
+    it(`${what}: ${status}, one request id, each its own`, async () => {
+      const first = await postSql(body, headers);
+      const second = await postSql(body, headers);
+      assert.equal(first.status, status, first.text);
+      const ids = [first, second].map((answer) => values(answer, 'x-request-id'));
+      assert.equal(ids[0]!.length, 1, `${what}: ${JSON.stringify(first.rawHeaders)}`);
+      assert.equal(ids[1]!.length, 1);
+      assert.notEqual(ids[0]![0], ids[1]![0]);
     });
   }
 });

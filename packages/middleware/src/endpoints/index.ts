@@ -10,7 +10,8 @@ import { countTokens } from './count-tokens.js';
 
 /** Every endpoint Tollgate serves, with the error envelope family it speaks (contract §4.2). */
 export const routes: readonly Route<EndpointHandler>[] = [
-  { method: 'POST', path: '/api/sql/query', family: 'sql', handler: sqlQuery },
+  // The SQL endpoint writes its request id in its answer's own headers too (sqlQuery, streamSqlAnswer).
+  { method: 'POST', path: '/api/sql/query', family: 'sql', handler: sqlQuery, writesRequestId: true },
   { method: 'GET', path: '/v1/models', family: 'openai', handler: listModels },
   // The model calls write their request id themselves (runModelCall; see Route.writesRequestId).
   { method: 'POST', path: '/v1/chat/completions', family: 'openai', handler: chatCompletions, writesRequestId: true },

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { renderError, ServiceError } from '../errors/index.js';
+import { requestIdHeader } from '../http/index.js';
 import type { SqlCaller, SqlQuery, SqlService, SqlStreamEnd } from '../sql/index.js';
 import type { RequestContext } from './request-context.js';
 
@@ -25,7 +26,7 @@ export function wantsNdjson(req: IncomingMessage): boolean {
 export async function streamSqlAnswer(ctx: RequestContext, sql: SqlService, request: SqlQuery, caller: SqlCaller | undefined): Promise<void> {
   const { res } = ctx;
   const start = () => {
-    if (!res.headersSent) res.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store' });
+    if (!res.headersSent) res.writeHead(200, { 'content-type': NDJSON, 'cache-control': 'no-store', [requestIdHeader.sql]: ctx.requestId });
   };
   let end: SqlStreamEnd;
   try {
