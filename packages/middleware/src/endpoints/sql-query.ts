@@ -61,7 +61,7 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   // The statement limit doubles as the body limit, with room for the JSON around it.
   // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
   // One turn here, always (the ring's promise): node:http pushes a small body into the request after this handler's
-  // first synchronous stretch, and readJsonBody takes a body already buffered in one read (no listeners, no timer).
+  // first synchronous stretch, and readJsonBodyNow takes a body already buffered in one read (no promise, no timer).
   // A known key and the open SQL service are then taken without a further await (issue 20).
   const keys = await runtime.keyRing();
   const authenticated = sqlConfig.auth ? authenticate(ctx.req, keys, sqlScopes) : undefined;

@@ -24,8 +24,8 @@ class KeyRecord {
  * Idempotency records of a single process, by organization and key, each expiring after its TTL (checked when
  * read: no timer per record). One Map holds them all in order of use — a claim is inserted at the newest end, a
  * replayed answer moved there when it next reaches the oldest end (see #evict) — bounded in entries and in bytes
- * of kept answers: past either bound the least recently used finished answer is dropped. A claim still running is never dropped (its repeat would run a
- * second time); met at the oldest end it becomes the newest. Synchronous: a keyed request's claim and keep cost
+ * of kept answers: past either bound the least recently used finished answer is dropped. A claim still running is
+ * never dropped (its repeat would run a second time); met at the oldest end it becomes the newest. Synchronous: a keyed request's claim and keep cost
  * no promise and no hop; the claim is one Map lookup and insertion, the keep one lookup.
  *
  * Why a Map and not lru-cache (used until session 18): lru-cache kept finished answers only, so a claim sat in a
@@ -125,12 +125,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     let runningMet = 0;
     while ((this.#records.size > maxEntries || this.#bytes > maxBytes) && runningMet < this.#records.size) {
       const oldest = this.#nextOldest();
-      if (!oldest.finished) runningMet++;
-      else if (!oldest.replayed) {
+      if (oldest.finished && !oldest.replayed) {
         this.#forget(oldest);
         runningMet = 0;
         continue;
-      } else runningMet = 0;
+      }
+      // Moved on: a running claim (never dropped), or a replayed answer on its second chance.
+      runningMet = oldest.finished ? 0 : runningMet + 1;
       oldest.replayed = false;
       this.#touch(oldest);
     }

@@ -4,7 +4,7 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
-import { assertPgClientQueue, Exchange, type StatementRows } from './postgres-exchange.js';
+import { assertPgClientQueue, Exchange, type BoundedResult, type StatementRows } from './postgres-exchange.js';
 import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
 import { releaseAfterReset } from './postgres-session-reset.js';
@@ -131,7 +131,7 @@ export class PostgresDatabase implements SqlEngine {
           const exchange = new Exchange(statement, this.options.maxRows + 1, prefixes, commitRides ? 'COMMIT' : undefined, readTimeoutMs).send(client);
           reset = exchange.reset;
           const result = await exchange.answer;
-          answer = this.#answerOf(result, result.truncated, true, budget);
+          answer = this.#answerOf(result, true, budget);
         } else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, prefixes);
         if (limits.allResults) results.push(answer);
       }
@@ -216,15 +216,15 @@ export class PostgresDatabase implements SqlEngine {
   /** A statement of a transaction, on its own Sync unit (its opening ahead of it when that rides). */
   async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number, prefixes?: readonly string[]): Promise<StatementResult> {
     const result = await Exchange.statement(statement, this.options.maxRows + 1, prefixes, readTimeoutMs).send(client).answer;
-    return this.#answerOf(result, result.truncated, answering, budget);
+    return this.#answerOf(result, answering, budget);
   }
 
   /** A statement's answer: `ok` without columns, else its table (only the columns for a statement not answering). */
-  #answerOf(result: StatementRows, truncated: boolean, answering: boolean, budget: ResultBudget): StatementResult {
+  #answerOf(result: BoundedResult, answering: boolean, budget: ResultBudget): StatementResult {
     const { maxRows } = this.options;
     if (result.fields.length === 0) return { type: 'ok', affected_rows: result.rowCount ?? 0 };
     if (!answering) return { type: 'table', column_names: result.fields.map((field) => field.name), column_types: [], data: [] };
-    if (truncated || result.rows.length > maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
+    if (result.truncated || result.rows.length > maxRows) throw new RequestFailure(`The result has more than ${maxRows} rows (sql.maxRows)`, 'too_many_rows');
     return tableOf(result, budget);
   }
 
