@@ -4,7 +4,7 @@ import { ServiceError } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { endUpstreamSpan, startUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
-import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Usage } from '../policy/index.js';
+import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Soon, type Usage } from '../policy/index.js';
 import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
@@ -13,7 +13,7 @@ import { UpstreamFailure, type EventSink, type UpstreamCall, type UpstreamJson, 
 import type { ModelRequestBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
-import { upstreamCallOf, upstreamServiceError, withRouteRetries } from './upstream-call.js';
+import { retriesAfter, upstreamCallOf, upstreamServiceError } from './upstream-call.js';
 
 /** A request that passed steps 1–5 and is ready to be adapted, admitted and sent upstream. */
 export interface ModelCall<Body extends ModelRequestBody = ModelRequestBody> {
@@ -86,14 +86,19 @@ async function runOnce(call: ModelCall, cancel: CancelSignal): Promise<void> {
     observation.stream = call.body.stream === true;
     observation.step('resolved');
   }
-  meter.admission = await (observation ? observedAdmit(call, primary, meter) : admit(call, primary, meter));
+  // Without a promise when the store answers in process (admitSoon): no microtask for it (issue 19).
+  const admitted = observation ? observedAdmit(call, primary, meter) : admit(call, primary, meter);
+  meter.admission = admitted instanceof Promise ? await admitted : admitted;
   observation?.metrics?.slotTaken(call.principal.org);
   try {
     await serveWithFailover(call, primary, meter);
   } finally {
     // Settles exactly once: skipped when the answer already settled before its last bytes (a second call
     // would be the admission's no-op, at the price of a promise and a microtask).
-    if (!meter.settled) await meter.settle();
+    if (!meter.settled) {
+      const settled = meter.settle();
+      if (settled instanceof Promise) await settled;
+    }
     if (observation) observeSettlement(call, meter.usage());
   }
 }
@@ -132,16 +137,16 @@ async function policyOf(call: ModelCall): Promise<Policy> {
  * Steps 8–9. The prompt is tokenized before the call when its estimate is needed: by a tokens-per-minute
  * limit (the organization's or the key's) and by a priced prompt's reservation (README "Reservations").
  */
-function admit(call: ModelCall, primary: RouteRequest, meter: Meter): Promise<Admission> {
+function admit(call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admission> {
   const policy = policyNowOrLater(call);
   if (policy instanceof Promise) return policy.then((ready) => admitBy(ready, call, primary, meter));
   return admitBy(policy, call, primary, meter);
 }
 
-function admitBy(policy: Policy, call: ModelCall, primary: RouteRequest, meter: Meter): Promise<Admission> {
+function admitBy(policy: Policy, call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admission> {
   const tokensLimited = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
   const estimate = tokensLimited || call.model.config.price.input > 0 ? meter.promptTokens() : 0;
-  return policy.admit(admissionRequest(call, primary, estimate));
+  return policy.admitSoon(admissionRequest(call, primary, estimate));
 }
 
 /** admit, timed and stepped for the observation (metrics, tracing, access lines). */
@@ -204,7 +209,12 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
     board.started(alias, index);
     let failed = false;
     try {
-      await withRouteRetries(request.plan, request.cancel, (retry) => attempt(call, request, meter, retry));
+      // The first attempt awaited here, retries only after it failed: no closure or promise of theirs on every call (issue 19).
+      try {
+        await attempt(call, request, meter, 0);
+      } catch (error) {
+        await retriesAfter(request.plan, request.cancel, error, (retry) => attempt(call, request, meter, retry));
+      }
       return;
     } catch (error) {
       if (request.cancel.aborted) return;
@@ -319,7 +329,8 @@ async function relayJson(call: ModelCall, request: RouteRequest, meter: Meter, u
     meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
     // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
     // already on this path), so its cost is known and told; a stream's is not (its headers went first).
-    const charged = await meter.settle();
+    const settled = meter.settle();
+    const charged = settled instanceof Promise ? await settled : settled;
     meter.settled = true;
     if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
     call.ctx.observation?.markFirstByte();
@@ -434,9 +445,12 @@ class Meter {
   /** A failed call's provider id is on the response (set, not in an answer's own headers). */
   failedUpstreamNamed = false;
 
-  /** Settles what was recorded; the admission makes later calls no-ops. Resolves to the micro-dollars charged, if known. */
-  settle(): Promise<number | undefined> {
-    return this.admission.settle(this.#usage, this.route);
+  /**
+   * Settles what was recorded; the admission makes later calls no-ops. The micro-dollars charged, if known: a
+   * value when the store settled at once (Admission.settleSoon), else a promise of it.
+   */
+  settle(): Soon<number | undefined> {
+    return this.admission.settleSoon(this.#usage, this.route);
   }
 
   /** The rate-limit windows after admission, for the success headers; undefined without rpm/tpm limits. */

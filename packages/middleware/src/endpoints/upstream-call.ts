@@ -1,7 +1,7 @@
 import { ServiceError, type ErrorName } from '../errors/index.js';
 import type { PreparedRequest } from '../providers/index.js';
 import type { UpstreamRoute } from '../routing/index.js';
-import { UpstreamFailure, withRetries, type RelayLimit, type UpstreamCall } from '../upstream/index.js';
+import { retryAfter, UpstreamFailure, withRetries, type RelayLimit, type UpstreamCall } from '../upstream/index.js';
 import type { CancelSignal } from '../http/index.js';
 
 /**
@@ -26,6 +26,11 @@ export function upstreamCallOf(route: UpstreamRoute, prepared: PreparedRequest, 
 /** Runs `attempt` with the route's retries (transient failures only), stopping once cancelled. */
 export function withRouteRetries<T>(route: UpstreamRoute, cancel: CancelSignal, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
   return withRetries(attempt, route.retry, cancel);
+}
+
+/** withRouteRetries after its first attempt failed with `error`, for a caller that ran that attempt itself. */
+export function retriesAfter<T>(route: UpstreamRoute, cancel: CancelSignal, error: unknown, attempt: (attemptNumber: number) => Promise<T>): Promise<T> {
+  return retryAfter(error, attempt, route.retry, cancel);
 }
 
 /** The error each relay limit answers with (README "Relay limits"). */

@@ -6,7 +6,7 @@ import { keyRefusal, recordKeyAdmission, refreshBudget, settleKey, type KeyState
 import { billedTokens, type BilledTokens } from './money.js';
 import { refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from './org-state.js';
 import type { AdmitAnswer, Admitted, ErrorReport, PolicyBackend } from './policy-backend.js';
-import type { AdmissionRequest, Usage } from './policy-types.js';
+import type { AdmissionRequest, Soon, Usage } from './policy-types.js';
 import { rateLimitState } from './rate-limit-state.js';
 
 /**
@@ -80,16 +80,22 @@ export class InProcessBackend implements PolicyBackend<InProcessTicket> {
    * key's, with their reservations) and is logged.
    * Resolves to the micro-dollars charged (the X-Service-Cost-Usd header), undefined when it failed.
    */
-  async settle(ticket: Admitted<InProcessTicket>, request: AdmissionRequest, usage: Usage, route: string | undefined): Promise<number | undefined> {
+  settle(ticket: Admitted<InProcessTicket>, request: AdmissionRequest, usage: Usage, route: string | undefined): Soon<number | undefined> {
     const windows = this.state.windows(request.principal.org)!;
     try {
-      return await this.#charge(ticket, request, usage, windows, route);
+      const charged = this.#charge(ticket, request, usage, windows, route);
+      // Without a ledger file the charge is known now: no promise (issue 19, PolicyBackend.settle).
+      return charged instanceof Promise ? charged.catch((error: unknown) => this.#failed(ticket, request, windows, error)) : charged;
     } catch (error) {
-      releaseSlot(windows, ticket.org, 0);
-      releaseSlot(this.state.keyState(request.principal.keyId).windows, ticket.key, 0);
-      this.logger.error(`settlement of ${request.alias} for ${request.principal.org} failed; its slot is released, nothing was charged`, error);
-      return undefined;
+      return this.#failed(ticket, request, windows, error);
     }
+  }
+
+  #failed(ticket: InProcessTicket, request: AdmissionRequest, windows: OrgWindows, error: unknown): undefined {
+    releaseSlot(windows, ticket.org, 0);
+    releaseSlot(this.state.keyState(request.principal.keyId).windows, ticket.key, 0);
+    this.logger.error(`settlement of ${request.alias} for ${request.principal.org} failed; its slot is released, nothing was charged`, error);
+    return undefined;
   }
 
   /** In process, an admission either ran or threw: nothing is ever left half-done. */
@@ -99,7 +105,7 @@ export class InProcessBackend implements PolicyBackend<InProcessTicket> {
     return this.state.close();
   }
 
-  async #charge(ticket: InProcessTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows, route: string | undefined): Promise<number> {
+  #charge(ticket: InProcessTicket, request: AdmissionRequest, usage: Usage, windows: OrgWindows, route: string | undefined): Soon<number> {
     const balances = this.state.balances(request.principal.org)!;
     const orgConfig = this.organizations[request.principal.org]!;
     const keyState = this.state.keyState(request.principal.keyId);
@@ -118,8 +124,8 @@ export class InProcessBackend implements PolicyBackend<InProcessTicket> {
     settleKey(keyState, ticket.key, clean, charge.costMicros);
     // The slot is free at once and the charge stands in memory; the ledger line follows.
     const written = this.state.appendLedger(request, clean, charge, route);
-    if (written) await written;
-    return charge.costMicros;
+    const cost = charge.costMicros;
+    return written ? written.then(() => cost) : cost;
   }
 }
 

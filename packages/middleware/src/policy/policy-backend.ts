@@ -1,7 +1,7 @@
 import type { OrganizationConfig } from '../config/index.js';
 import type { IdempotencyStore } from '../idempotency/index.js';
 import type { RateLimitState } from './rate-limit-state.js';
-import type { AdmissionRequest, Usage } from './policy-types.js';
+import type { AdmissionRequest, Soon, Usage } from './policy-types.js';
 
 /**
  * Why a backend refused an admission. The backend only decides (in TypeScript for an in-process state,
@@ -69,9 +69,10 @@ export interface PolicyBackend<Ticket, Pending extends { id: string } = { id: st
   admit(request: AdmissionRequest, org: OrganizationConfig, now: number, attempt: string): AdmitAnswer<Ticket> | Promise<AdmitAnswer<Ticket>>;
   /**
    * Settles once: charges, appends the ledger, frees the slot. Never rejects: a settlement storage could
-   * not take goes to `unsent` (the Policy keeps it to retry) and resolves undefined.
+   * not take goes to `unsent` (the Policy keeps it to retry) and resolves undefined. A value, not a promise,
+   * when nothing had to be waited for (in process, no ledger file).
    */
-  settle(ticket: Admitted<Ticket>, request: AdmissionRequest, usage: Usage, route: string | undefined, unsent: (pending: Pending) => Promise<void>): Promise<number | undefined>;
+  settle(ticket: Admitted<Ticket>, request: AdmissionRequest, usage: Usage, route: string | undefined, unsent: (pending: Pending) => Promise<void>): Soon<number | undefined>;
   /** A remote admission that failed or passed the deadline may still have run: release what it may hold. */
   abandon(attempt: string, request: AdmissionRequest, error: unknown, unsent: (pending: Pending) => Promise<void>): void;
   readonly retries?: SettlementRetries<Pending>;

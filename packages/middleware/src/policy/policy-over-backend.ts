@@ -4,8 +4,8 @@ import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
 import { denials } from './denials.js';
 import { keyBudgetSpent } from './key-rules.js';
-import type { AdmitAnswer, ErrorReport, PolicyBackend, Refusal } from './policy-backend.js';
-import type { Admission, AdmissionRequest, Policy, Usage } from './policy-types.js';
+import type { AdmitAnswer, Admitted, ErrorReport, PolicyBackend, Refusal } from './policy-backend.js';
+import type { Admission, AdmissionRequest, Policy, Soon, Usage } from './policy-types.js';
 import { SettlementRetry } from './settlement-retry.js';
 
 const NEVER_DEFERRED = async (): Promise<void> => undefined;
@@ -36,17 +36,25 @@ export class PolicyOverBackend<Ticket, Pending extends { id: string }> implement
     return this.backend.idempotency;
   }
 
-  async admit(request: AdmissionRequest): Promise<Admission> {
+  admit(request: AdmissionRequest): Promise<Admission> {
+    try {
+      return Promise.resolve(this.admitSoon(request));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  admitSoon(request: AdmissionRequest): Soon<Admission> {
     const org = this.context.config.organizations[request.principal.org];
     if (!org) throw denials.organizationGone();
     const now = this.context.clock.now();
-    const answer = this.backend.inProcess ? (this.backend.admit(request, org, now, '') as AdmitAnswer<Ticket>) : await this.#admitRemote(request, org, now);
+    if (this.backend.inProcess) return this.#admitted(this.backend.admit(request, org, now, '') as AdmitAnswer<Ticket>, request, now);
+    return this.#admitRemote(request, org, now).then((answer) => this.#admitted(answer, request, now));
+  }
+
+  #admitted(answer: AdmitAnswer<Ticket>, request: AdmissionRequest, now: number): Admission {
     if (answer.verdict !== 'ok') throw this.#denial(answer, request, now);
-    let settled: Promise<number | undefined> | undefined;
-    return {
-      settle: (usage: Usage, route?: string) => (settled ??= this.backend.settle(answer, request, usage, route, this.#unsent)),
-      limits: answer.limits,
-    };
+    return new BackendAdmission(this.backend, answer, request, this.#unsent);
   }
 
   async close(): Promise<void> {
@@ -86,6 +94,33 @@ export class PolicyOverBackend<Ticket, Pending extends { id: string }> implement
       case 'unexpected':
         return denials.unexpectedVerdict(refusal.answer);
     }
+  }
+}
+
+const UNSETTLED = Symbol('unsettled');
+
+/** One admission let in: settled once, whatever calls settle (a class, not closures: nothing per request but itself). */
+class BackendAdmission<Ticket, Pending extends { id: string }> implements Admission {
+  #settled: Soon<number | undefined> | typeof UNSETTLED = UNSETTLED;
+
+  constructor(
+    private readonly backend: PolicyBackend<Ticket, Pending>,
+    private readonly answer: Admitted<Ticket>,
+    private readonly request: AdmissionRequest,
+    private readonly unsent: (pending: Pending) => Promise<void>,
+  ) {}
+
+  get limits() {
+    return this.answer.limits;
+  }
+
+  settle(usage: Usage, route?: string): Promise<number | undefined> {
+    return Promise.resolve(this.settleSoon(usage, route));
+  }
+
+  settleSoon(usage: Usage, route?: string): Soon<number | undefined> {
+    if (this.#settled === UNSETTLED) this.#settled = this.backend.settle(this.answer, this.request, usage, route, this.unsent);
+    return this.#settled;
   }
 }
 

@@ -2,6 +2,9 @@ import type { Principal } from '../auth/index.js';
 import type { IdempotencyStore } from '../idempotency/index.js';
 import type { RateLimitState } from './rate-limit-state.js';
 
+/** A value now, or a promise of it when storage has to be waited for. */
+export type Soon<T> = T | Promise<T>;
+
 /** Token counts as metered: the provider's report when there is one, else the tokenizer's count. */
 export interface Usage {
   /** Every prompt token, cached or not. */
@@ -49,6 +52,11 @@ export interface Admission {
    * to retry it).
    */
   settle(usage: Usage, route?: string): Promise<number | undefined>;
+  /**
+   * settle, without a promise when the store answered at once (the memory store without a ledger file): the
+   * model call's hot path then takes no microtask for it (issue 19). Same once-only rule, never throws.
+   */
+  settleSoon(usage: Usage, route?: string): Soon<number | undefined>;
   /** The rate-limit windows after this admission; undefined when the organization has no rpm/tpm limit. */
   readonly limits?: RateLimitState;
 }
@@ -60,6 +68,11 @@ export interface Admission {
  */
 export interface Policy {
   admit(request: AdmissionRequest): Promise<Admission>;
+  /**
+   * admit, without a promise when the backend answers in process (the memory store): a refusal is thrown then,
+   * not rejected. The model call's hot path takes no microtask for it (issue 19).
+   */
+  admitSoon(request: AdmissionRequest): Soon<Admission>;
   /** Idempotency-Key records, kept where the store keeps state (shared across instances with Redis). */
   readonly idempotency: IdempotencyStore;
   close(): Promise<void>;

@@ -57,7 +57,7 @@ export async function createPolicy(options: PolicyOptions): Promise<{ policy: Po
   if (claim.holder) {
     const refuse = () => Promise.reject(new Error('An admin command forwarding to the store\'s server admits no requests'));
     const idempotency = new MemoryIdempotencyStore(options.clock, config.idempotency);
-    return { policy: { admit: refuse, idempotency, close: async () => undefined }, admin: new RemoteAdmin(claim.holder) };
+    return { policy: { admit: refuse, admitSoon: refuse, idempotency, close: async () => undefined }, admin: new RemoteAdmin(claim.holder) };
   }
   const { owner } = claim;
   try {

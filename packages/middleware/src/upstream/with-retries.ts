@@ -35,8 +35,11 @@ export function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, p
   return policy.retries === 0 ? first : first.catch((error: unknown) => retryAfter(error, attempt, policy, signal));
 }
 
-/** Attempt 0 failed with `error`: another attempt after a backoff if it is worth one, else the failure. */
-async function retryAfter<T>(error: unknown, attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, signal: CancelSignal | undefined): Promise<T> {
+/**
+ * Attempt 0 failed with `error`: another attempt after a backoff if it is worth one, else the failure. For a
+ * caller that awaits its first attempt itself (withRetries without the promise and closure it costs per call).
+ */
+export async function retryAfter<T>(error: unknown, attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, signal: CancelSignal | undefined): Promise<T> {
   const random = policy.random ?? Math.random;
   for (let attemptNumber = 0; ; attemptNumber++) {
     const failure = policy.classify(error);
