@@ -197,7 +197,10 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
   const { clock } = call.ctx.runtime.options;
   const { alias, config, routes, weights } = call.model;
   const observation = call.ctx.observation;
-  const order = routes.length === 1 ? SINGLE_ROUTE : board.order(alias, routes.length, config.strategy, weights, clock.now());
+  // A lone route is never ordered, so the board keeps no health for it (RouteBoard.order creates it): its
+  // calls skip the board and the clock reads that would only feed it (issue 19).
+  const tracked = routes.length > 1;
+  const order = tracked ? board.order(alias, routes.length, config.strategy, weights, clock.now()) : SINGLE_ROUTE;
   for (let position = 0; position < order.length; position++) {
     const index = order[position]!;
     const request = index === 0 ? primary : adaptFor(call, index, primary.cancel);
@@ -205,8 +208,10 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
       observation.failovers++;
       observation.metrics?.failovers.inc({ alias });
     }
-    request.started = clock.now();
-    board.started(alias, index);
+    if (tracked) {
+      request.started = clock.now();
+      board.started(alias, index);
+    }
     let failed = false;
     try {
       // The first attempt awaited here, retries only after it failed: no closure or promise of theirs on every call (issue 19).
@@ -223,7 +228,7 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
       failed = true;
       lastFailure = error;
     } finally {
-      board.ended(alias, index, failed, config.circuitBreaker, clock.now());
+      if (tracked) board.ended(alias, index, failed, config.circuitBreaker, clock.now());
     }
   }
   throw upstreamServiceError(lastFailure);
@@ -287,6 +292,7 @@ async function relayStreamed(call: ModelCall, request: RouteRequest, meter: Mete
 
 /** The route's first byte arrived: its time to first byte feeds its health (the lowest-latency strategy). */
 function firstByte(call: ModelCall, request: RouteRequest): void {
+  if (call.model.routes.length === 1) return; // untracked (serveWithFailover)
   const { clock } = call.ctx.runtime.options;
   call.ctx.runtime.gateway.routes.firstByte(call.model.alias, request.index, clock.now() - request.started);
 }
@@ -318,8 +324,12 @@ function nameFailedUpstream(call: ModelCall, meter: Meter, upstreamId: string | 
   else res.setHeader(UPSTREAM_REQUEST_ID_HEADER, upstreamId);
 }
 
-async function relayJson(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>): Promise<void> {
-  const answer = await call.ctx.runtime.gateway.upstream.postJson(upstreamCall);
+/** The answer is handled in the upstream call's own callback (postJsonThen): no promise or microtask of its own (issue 19). */
+function relayJson(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>): Promise<void> {
+  return call.ctx.runtime.gateway.upstream.postJsonThen(upstreamCall, (answer) => answerJson(call, request, meter, headers, answer));
+}
+
+function answerJson(call: ModelCall, request: RouteRequest, meter: Meter, headers: Record<string, string>, answer: UpstreamJson): void | Promise<void> {
   firstByte(call, request);
   const upstreamId = upstreamRequestIdOf(answer.headers);
   const { plan } = request;
@@ -329,17 +339,31 @@ async function relayJson(call: ModelCall, request: RouteRequest, meter: Meter, u
     meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
     // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
     // already on this path), so its cost is known and told; a stream's is not (its headers went first).
-    const settled = meter.settle();
-    const charged = settled instanceof Promise ? await settled : settled;
-    meter.settled = true;
-    if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
-    call.ctx.observation?.markFirstByte();
-    sendJsonWithOwnHeaders(call.ctx.res, 200, body, headers);
+    const charged = meter.settle();
+    if (charged instanceof Promise) return sendJsonLater(call, meter, headers, body, charged, upstreamId);
+    sendJsonAnswer(call, meter, headers, body, charged);
   } catch (error) {
     // An error rendered instead of this answer still names the provider's call (its logs hold the answer).
     nameFailedUpstream(call, meter, upstreamId);
     throw error;
   }
+}
+
+/** answerJson's end once a store that is waited for (Redis, a ledger file) settled. */
+async function sendJsonLater(call: ModelCall, meter: Meter, headers: Record<string, string>, body: unknown, charged: Promise<number | undefined>, upstreamId: string | undefined): Promise<void> {
+  try {
+    sendJsonAnswer(call, meter, headers, body, await charged);
+  } catch (error) {
+    nameFailedUpstream(call, meter, upstreamId);
+    throw error;
+  }
+}
+
+function sendJsonAnswer(call: ModelCall, meter: Meter, headers: Record<string, string>, body: unknown, charged: number | undefined): void {
+  meter.settled = true;
+  if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
+  call.ctx.observation?.markFirstByte();
+  sendJsonWithOwnHeaders(call.ctx.res, 200, body, headers);
 }
 
 /**

@@ -72,12 +72,21 @@ export class UpstreamClient {
    * unreachable provider.
    */
   postJson(call: UpstreamCall): Promise<UpstreamJson> {
+    return this.postJsonThen(call, theAnswer);
+  }
+
+  /**
+   * postJson with the answer handled in the call's own callback, as it arrives: the promise settles with what
+   * `answered` returns (or rejects with what it throws), so a caller that only acts on the answer takes no
+   * promise and microtask of its own for it (a model call's JSON answer, issue 19).
+   */
+  postJsonThen<T>(call: UpstreamCall, answered: (answer: UpstreamJson) => T | Promise<T>): Promise<T> {
     return new Promise((resolve, reject) => {
       this.#agent.dispatch(
         this.#options(call, undefined),
         new WholeAnswer(call.signal, this.#limits, (outcome) => {
           try {
-            resolve(readJson(call, outcome));
+            resolve(answered(readJson(call, outcome)));
           } catch (error) {
             reject(error);
           }
@@ -126,6 +135,10 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await this.#agent.close();
   }
+}
+
+function theAnswer(answer: UpstreamJson): UpstreamJson {
+  return answer;
 }
 
 function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson {
