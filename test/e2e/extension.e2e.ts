@@ -105,7 +105,8 @@ describe('VS Code extension, end to end in code-server', function () {
     await runCommand(page, 'Tollgate: Run SQL File');
     const grid = await webviewWith(page, 'table.grid');
     await grid.locator('.grid-footer', { hasText: '450 rows' }).waitFor();
-    const drawn = await grid.locator('table.grid tbody tr[aria-rowindex]').count();
+    // The grid draws its rows once the panel has laid it out, a frame after the footer can show.
+    const drawn = await poll(() => grid.locator('table.grid tbody tr[aria-rowindex]').count(), (count) => count > 0);
     assert.ok(drawn > 10 && drawn < 100, `${drawn} rows drawn of 450`);
     await grid.locator('.grid-scroll').evaluate((scroller) => scroller.scrollTo(0, scroller.scrollHeight));
     await grid.locator('table.grid tbody td.rownum', { hasText: /^450$/ }).waitFor();
@@ -527,15 +528,19 @@ describe('VS Code extension, end to end in code-server', function () {
 async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   // F1 can be swallowed while a closing quick input or an editor being closed holds the focus (a CI run waited
-  // 30 s on a palette that never opened): as a user would, Escape and press it again.
+  // 30 s on a palette that never opened), and an open palette closes when something else takes the focus (the
+  // walkthrough's step media loading in their own frames did, between F1 and typing): as a user would, Escape
+  // and open it again.
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('F1');
-    const opened = await input.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
-    if (opened) break;
+    const typed = await input
+      .waitFor({ state: 'visible', timeout: 5_000 })
+      .then(() => input.fill(`>${title}`, { timeout: 5_000 }))
+      .then(() => true, () => false);
+    if (typed) break;
     if (attempt === 3) throw new Error(`the command palette did not open for "${title}"`);
     await page.keyboard.press('Escape');
   }
-  await input.fill(`>${title}`);
   // A click, not Enter: the list may still be re-rendering as results arrive, and Enter takes whatever is focused.
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
 }
