@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { ChatMessage } from '@tollgate/client';
 import type { GatewayHost } from '../host/gateway-host.js';
-import { configurePanel, createPanel, loadView, loadWhenShown } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView, loadWhenShown, MAX_REPLACED_PANELS } from '../webview/panel-assets.js';
 import type { FromChatView, ToChatView } from '../webview/protocol.js';
 import { builtInProviderKeys } from '../host/host-config.js';
 import { readSettings } from '../host/read-settings.js';
@@ -35,6 +35,8 @@ export class ChatPanel implements vscode.Disposable {
   readonly #serializer: vscode.Disposable;
   readonly #sidebar: vscode.Disposable;
   readonly #restarted: vscode.Disposable;
+  /** Panels replaced because none of their documents ran; a few at most per session. */
+  #replaced = 0;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -89,38 +91,57 @@ export class ChatPanel implements vscode.Disposable {
     configurePanel(this.context, panel);
     this.#panel = panel;
     panel.onDidDispose(() => {
+      if (this.#panel !== panel) return; // replaced (#replacePanel)
       this.#panel = undefined;
       this.#ready = undefined;
     });
-    this.#ready = this.#attach(panel);
+    this.#ready = this.#attach(panel, this.#replaced < MAX_REPLACED_PANELS ? () => this.#replacePanel(panel) : undefined);
     return this.#ready;
   }
 
-  /** Loads the chat into a panel or the sidebar view; resolves once its view can take messages. */
-  #attach(surface: ChatSurface): Promise<void> {
+  /**
+   * A panel that runs none of its documents (loadWhenShown) is replaced by a new one where it was: opened
+   * before the old one closes, so its editor group never empties. Resolves once the new one is ready.
+   */
+  #replacePanel(panel: vscode.WebviewPanel): Promise<void> {
+    this.#replaced++;
+    const ready = this.#attachPanel(createPanel(this.context, CHAT_VIEW_TYPE, 'Tollgate Chat', panel.viewColumn ?? vscode.ViewColumn.Beside));
+    panel.dispose();
+    return ready;
+  }
+
+  /**
+   * Loads the chat into a panel or the sidebar view; resolves once its view can take messages (or, when
+   * `replace` had to open another panel for it, once that one can).
+   */
+  #attach(surface: ChatSurface, replace?: () => Promise<void>): Promise<void> {
     configurePanel(this.context, surface);
     const session = this.#currentSession();
     const post = (message: ToChatView) => void surface.webview.postMessage(message);
-    // Set on the view's 'ready' itself, not after the models arrive (the gateway may still be starting):
+    // Accepted on the view's 'ready' itself, not after the models arrive (the gateway may still be starting):
     // a view that said 'ready' is never loaded again (loadWhenShown).
-    let isReady = false;
-    const ready = new Promise<void>((resolve) => {
-      surface.webview.onDidReceiveMessage(async (message: FromChatView) => {
-        if (message.type === 'ready') {
-          isReady = true;
-          session.replay(post);
-          this.#surfaces.add(surface.webview);
-          await this.#sendModels(post);
-          resolve();
-        } else await this.#receive(message, session);
-      });
+    let resolveReady!: () => void;
+    const ready = new Promise<void>((resolve) => (resolveReady = resolve));
+    surface.webview.onDidReceiveMessage(async (message: FromChatView) => {
+      if (message.type === 'ready') {
+        if (!view.accept(message)) return;
+        session.replay(post);
+        this.#surfaces.add(surface.webview);
+        await this.#sendModels(post);
+        resolveReady();
+      } else await this.#receive(message, session);
     });
+    let replaced = false;
     surface.onDidDispose(() => {
       this.#surfaces.delete(surface.webview);
-      // The last surface gone: nothing shows the reply any more.
-      if (this.#surfaces.size === 0) session.stop();
+      // The last surface gone: nothing shows the reply any more (a replaced panel's successor still will).
+      if (this.#surfaces.size === 0 && !replaced) session.stop();
     });
-    loadWhenShown(surface, () => isReady, () => loadView(this.context, surface, 'chat', 'Tollgate Chat'));
+    const replaceStuck = replace && (() => {
+      replaced = true;
+      void replace().then(resolveReady);
+    });
+    const view = loadWhenShown(surface, (load) => loadView(this.context, surface, 'chat', 'Tollgate Chat', load), replaceStuck);
     return ready;
   }
 

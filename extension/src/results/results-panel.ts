@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { exportFormats, type ExportFormat } from '../sql/format-results.js';
-import { configurePanel, createPanel, loadView, loadWhenShown } from '../webview/panel-assets.js';
+import { configurePanel, createPanel, loadView, loadWhenShown, MAX_REPLACED_PANELS, type ViewLoading } from '../webview/panel-assets.js';
 import type { FromResultsView, ResultsState, ToResultsView } from '../webview/protocol.js';
 import { firstChunks, restorableRuns, rowsChunk } from './row-chunks.js';
 
@@ -17,7 +17,10 @@ const RESTORE_KEY = 'tollgate.results.runs';
 export class ResultsPanel implements vscode.Disposable {
   #panel: vscode.WebviewPanel | undefined;
   #runs: ResultsState[] = [];
-  #viewReady = false;
+  /** The panel's view as loaded: its runs are posted once it said 'ready'. */
+  #view: ViewLoading | undefined;
+  /** Panels replaced because none of their documents ran (loadWhenShown); a few at most per session. */
+  #replaced = 0;
   readonly #serializer: vscode.Disposable;
   readonly #cancel = new vscode.EventEmitter<number>();
   /** The Cancel button of a running run in the panel. */
@@ -52,21 +55,32 @@ export class ResultsPanel implements vscode.Disposable {
   #attach(panel: vscode.WebviewPanel): void {
     configurePanel(this.context, panel);
     this.#panel = panel;
-    this.#viewReady = false;
-    panel.onDidDispose(() => (this.#panel = undefined));
+    panel.onDidDispose(() => {
+      if (this.#panel === panel) this.#panel = undefined;
+    });
     panel.webview.onDidReceiveMessage((message: FromResultsView) => this.#receive(message));
-    loadWhenShown(panel, () => this.#viewReady, () => loadView(this.context, panel, 'results', 'SQL Results'));
+    const replace = this.#replaced < MAX_REPLACED_PANELS ? () => this.#replace(panel) : undefined;
+    this.#view = loadWhenShown(panel, (load) => loadView(this.context, panel, 'results', 'SQL Results', load), replace);
+  }
+
+  /**
+   * A panel that runs none of its documents is replaced by a new one where it was, with the same runs: opened
+   * before the old one closes, so its editor group never empties (and closes).
+   */
+  #replace(panel: vscode.WebviewPanel): void {
+    this.#replaced++;
+    this.#attach(createPanel(this.context, 'tollgate.results', 'SQL Results', panel.viewColumn ?? vscode.ViewColumn.Beside));
+    panel.dispose();
   }
 
   #post(selected = this.#runs[0]?.id ?? 0): void {
-    if (!this.#panel || !this.#viewReady || this.#runs.length === 0) return;
+    if (!this.#panel || !this.#view?.ready || this.#runs.length === 0) return;
     void this.#panel.webview.postMessage({ type: 'show', runs: this.#runs.map((run) => firstChunks(run)), selected } satisfies ToResultsView);
   }
 
   async #receive(message: FromResultsView): Promise<void> {
     if (message.type === 'ready') {
-      this.#viewReady = true;
-      this.#post();
+      if (this.#view?.accept(message)) this.#post();
       return;
     }
     if (message.type === 'cancel') return this.#cancel.fire(message.run);

@@ -37,6 +37,13 @@ export type ToResultsView =
   | { type: 'show'; runs: ResultsState[]; selected: number }
   /** A chunk of a statement's rows, with each column's storage classes for them when it mixes classes. */
   | { type: 'rows'; run: number; statement: number; from: number; rows: unknown[][]; storageByRow: (SqlStorage[] | undefined)[]; end: boolean };
+/**
+ * A view's first message. `load` is the load it belongs to (the page's `data-load`): a panel whose HTML was set
+ * again while an earlier document was still starting must not take that document's 'ready' for the new one's
+ * (panel-assets.ts, loadWhenShown).
+ */
+export type ViewReady = { type: 'ready'; load: string };
+
 export type FromResultsView =
   /** `order`: the source rows as the grid shows them (sorted, filtered); exports follow the view. */
   | { type: 'export'; run: number; statement: number; format: ExportFormat; to: 'clipboard' | 'file'; order?: number[] }
@@ -44,7 +51,7 @@ export type FromResultsView =
   | { type: 'cancel'; run: number }
   /** The next chunk of a statement's rows, from row `from`. */
   | { type: 'rows'; run: number; statement: number; from: number }
-  | { type: 'ready' };
+  | ViewReady;
 
 export type ToChatView =
   /** The picker's models grouped by provider, ready ones first; embedding models are not offered. */
@@ -58,7 +65,7 @@ export type ToChatView =
   | { type: 'prefill'; text: string };
 
 export type FromChatView =
-  | { type: 'ready' }
+  | ViewReady
   | { type: 'send'; text: string; model: string }
   | { type: 'stop' }
   | { type: 'retry'; automatic?: boolean }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
  * The page around a webview script: a Content-Security-Policy that allows only this extension's own
  * script (by nonce) and styles, and nothing remote — no network, no inline handlers, no frames.
  */
-export function webviewHtml(options: { cspSource: string; scriptUri: string; styleUri: string; title: string }): string {
+export function webviewHtml(options: { cspSource: string; scriptUri: string; styleUri: string; title: string; load: string }): string {
   const nonce = randomBytes(16).toString('base64');
   const csp = [
     "default-src 'none'",
@@ -22,7 +22,7 @@ export function webviewHtml(options: { cspSource: string; scriptUri: string; sty
 <link rel="stylesheet" href="${options.styleUri}">
 <title>${options.title}</title>
 </head>
-<body>
+<body data-load="${options.load}">
 <main id="app" aria-live="polite"></main>
 <script nonce="${nonce}" src="${options.scriptUri}"></script>
 </body>

@@ -90,12 +90,14 @@ window.addEventListener('message', (event: MessageEvent<ToChatView>) => {
     case 'busy':
       // Send stays enabled: a message typed now is queued, never lost (issue 18).
       stopButton.toggleAttribute('hidden', !message.busy);
-      if (!message.busy) input.focus();
+      // Back to the composer once a reply ends, but only from within this view: a view that loads or replays
+      // in the background must not pull the focus from what the user is doing (it closed an open command palette).
+      if (!message.busy && document.hasFocus()) input.focus();
       break;
   }
   transcript.scrollTop = transcript.scrollHeight;
 });
-send({ type: 'ready' });
+send({ type: 'ready', load: document.body.dataset.load ?? '' });
 
 /** Model output arrives as HTML rendered by the extension with raw HTML escaped; the CSP blocks scripts. */
 function bubble(role: 'user' | 'assistant', id: number, html: string, state = ''): HTMLElement {

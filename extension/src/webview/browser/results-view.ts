@@ -17,7 +17,7 @@ window.addEventListener('message', (event: MessageEvent<ToResultsView>) => {
   shown = message;
   render(message.selected);
 });
-send({ type: 'ready' });
+send({ type: 'ready', load: document.body.dataset.load ?? '' });
 
 /** The runs as tabs (newest first) and the selected one below: an earlier run's error stays one click away. */
 function render(selected: number): void {
