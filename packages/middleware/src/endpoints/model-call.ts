@@ -197,9 +197,7 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
   const { clock } = call.ctx.runtime.options;
   const { alias, config, routes, weights } = call.model;
   const observation = call.ctx.observation;
-  // A lone route is never ordered, so the board keeps no health for it (RouteBoard.order creates it): its
-  // calls skip the board and the clock reads that would only feed it (issue 19).
-  const tracked = routes.length > 1;
+  const tracked = tracksHealth(call.model);
   const order = tracked ? board.order(alias, routes.length, config.strategy, weights, clock.now()) : SINGLE_ROUTE;
   for (let position = 0; position < order.length; position++) {
     const index = order[position]!;
@@ -235,6 +233,14 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
 }
 
 const SINGLE_ROUTE = [0];
+
+/**
+ * A lone route is never ordered, so the board keeps no health for it (RouteBoard.order creates it): its calls
+ * skip the board and the clock reads that would only feed it (issue 19).
+ */
+function tracksHealth(model: ModelPlan): boolean {
+  return model.routes.length > 1;
+}
 /** The route that answered, as `provider/model` (its provider's name in the config). */
 export const ROUTE_HEADER = 'x-tollgate-route';
 
@@ -292,7 +298,7 @@ async function relayStreamed(call: ModelCall, request: RouteRequest, meter: Mete
 
 /** The route's first byte arrived: its time to first byte feeds its health (the lowest-latency strategy). */
 function firstByte(call: ModelCall, request: RouteRequest): void {
-  if (call.model.routes.length === 1) return; // untracked (serveWithFailover)
+  if (!tracksHealth(call.model)) return;
   const { clock } = call.ctx.runtime.options;
   call.ctx.runtime.gateway.routes.firstByte(call.model.alias, request.index, clock.now() - request.started);
 }
