@@ -141,17 +141,19 @@ export async function gatewayBench(): Promise<string> {
     started.push(upstream);
     const upstreamV1 = `${upstream.url}/v1`;
     const proxy = await forkServer('bare-proxy', { UPSTREAM_URL: upstreamV1 });
+    const chunkedProxy = await forkServer('bare-proxy', { UPSTREAM_URL: upstreamV1, PROXY_CHUNKED: '1' });
     const topLevelProxy = await forkServer('bare-proxy-top-level-request', { UPSTREAM_URL: upstreamV1 });
     const jsonProxy = await forkServer('json-proxy', { UPSTREAM_URL: upstreamV1 });
     const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
     const portkey = await startPortkey(18_000 + Math.floor(Math.random() * 1000));
-    started.push(proxy, topLevelProxy, jsonProxy, gateway, portkey);
+    started.push(proxy, chunkedProxy, topLevelProxy, jsonProxy, gateway, portkey);
     const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
 
     const rows = await interleavedLoad(
       [
         { name: 'direct to upstream', url: `${upstreamV1}/chat/completions`, body: chatBody },
         { name: 'bare undici proxy (Agent#request)', url: proxy.url, body: chatBody },
+        { name: 'the same proxy answering chunked (the reference before session 20)', url: chunkedProxy.url, body: chatBody },
         { name: "the same proxy through undici's top-level request()", url: topLevelProxy.url, body: chatBody },
         { name: 'proxy that parses both bodies (floor for metering)', url: jsonProxy.url, body: chatBody },
         { name: 'Tollgate', url: `${gateway.url}/v1/chat/completions`, headers: auth, body: chatBody },
@@ -164,7 +166,7 @@ export async function gatewayBench(): Promise<string> {
       ],
       { rounds: ROUNDS, seconds: SECONDS },
     );
-    const [direct, bare, topLevel, floor, tollgate, portkeyRow] = rows as [Measured, Measured, Measured, Measured, Measured, Measured];
+    const [direct, bare, chunkedBare, topLevel, floor, tollgate, portkeyRow] = rows as [Measured, Measured, Measured, Measured, Measured, Measured, Measured];
     const ttfbDirect = await timeToFirstByte(`${upstreamV1}/chat/completions`, {});
     const ttfbProxy = await timeToFirstByte(proxy.url, {});
     const ttfbTollgate = await timeToFirstByte(`${gateway.url}/v1/chat/completions`, auth);
@@ -179,6 +181,7 @@ export async function gatewayBench(): Promise<string> {
       ...rows.map((r) => `| ${r.name} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.p50 - direct.p50} | ${r.p99 - direct.p99} | ${(ratio(r, bare) * 100).toFixed(0)}% | ${r.rounds.join(' ')} |`),
       '',
       `Tollgate / bare proxy throughput: ${(ratio(tollgate, bare) * 100).toFixed(1)}% (issue 3's floor ≥ 80%; issues 19 and 22: ≥ 90%); p99 ${tollgate.p99} ms vs ${bare.p99} ms (issue 3: ≤ 2×; issue 19: ≤ 1.5×); ${ratio(tollgate, portkeyRow).toFixed(1)}× Portkey.`,
+      `Against the same proxy answering chunked (its terminator in a write of its own; the bare proxy of every figure before session 20), Tollgate reaches ${(ratio(tollgate, chunkedBare) * 100).toFixed(1)}%; that proxy reaches ${(ratio(chunkedBare, bare) * 100).toFixed(1)}% of the bare proxy.`,
       `Written with undici's top-level request(), the same proxy reaches ${(ratio(topLevel, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, topLevel) * 100).toFixed(1)}% of it.`,
       `The parse-both-bodies floor reaches ${(ratio(floor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, floor) * 100).toFixed(1)}% of that floor.`,
       '',

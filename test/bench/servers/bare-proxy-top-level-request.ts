@@ -10,7 +10,10 @@ const server = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const answer = await request(`${upstream}/chat/completions`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-  res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type']) });
+  // The upstream's length forwarded, as in bare-proxy.ts.
+  const type = String(answer.headers['content-type']);
+  const length = answer.headers['content-length'] as string | undefined;
+  res.writeHead(answer.statusCode, length === undefined ? { 'content-type': type } : { 'content-type': type, 'content-length': length });
   for await (const chunk of answer.body) res.write(chunk);
   res.end();
 });
