@@ -144,9 +144,10 @@ export async function gatewayBench(): Promise<string> {
     const chunkedProxy = await forkServer('bare-proxy', { UPSTREAM_URL: upstreamV1, PROXY_CHUNKED: '1' });
     const topLevelProxy = await forkServer('bare-proxy-top-level-request', { UPSTREAM_URL: upstreamV1 });
     const jsonProxy = await forkServer('json-proxy', { UPSTREAM_URL: upstreamV1 });
+    const leanJsonProxy = await forkServer('lean-json-proxy', { UPSTREAM_URL: upstreamV1 });
     const gateway = await forkServer('tollgate-server', { UPSTREAM_URL: upstreamV1 });
     const portkey = await startPortkey(18_000 + Math.floor(Math.random() * 1000));
-    started.push(proxy, chunkedProxy, topLevelProxy, jsonProxy, gateway, portkey);
+    started.push(proxy, chunkedProxy, topLevelProxy, jsonProxy, leanJsonProxy, gateway, portkey);
     const auth = { authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' };
 
     const rows = await interleavedLoad(
@@ -156,6 +157,7 @@ export async function gatewayBench(): Promise<string> {
         { name: 'the same proxy answering chunked (the reference before session 20)', url: chunkedProxy.url, body: chatBody },
         { name: "the same proxy through undici's top-level request()", url: topLevelProxy.url, body: chatBody },
         { name: 'proxy that parses both bodies (floor for metering)', url: jsonProxy.url, body: chatBody },
+        { name: 'the same parsing proxy with the least machinery (undici dispatch, no body helpers)', url: leanJsonProxy.url, body: chatBody },
         { name: 'Tollgate', url: `${gateway.url}/v1/chat/completions`, headers: auth, body: chatBody },
         {
           name: 'Portkey gateway 1.15.2',
@@ -166,7 +168,7 @@ export async function gatewayBench(): Promise<string> {
       ],
       { rounds: ROUNDS, seconds: SECONDS },
     );
-    const [direct, bare, chunkedBare, topLevel, floor, tollgate, portkeyRow] = rows as [Measured, Measured, Measured, Measured, Measured, Measured, Measured];
+    const [direct, bare, chunkedBare, topLevel, floor, leanFloor, tollgate, portkeyRow] = rows as [Measured, Measured, Measured, Measured, Measured, Measured, Measured, Measured];
     const ttfbDirect = await timeToFirstByte(`${upstreamV1}/chat/completions`, {});
     const ttfbProxy = await timeToFirstByte(proxy.url, {});
     const ttfbTollgate = await timeToFirstByte(`${gateway.url}/v1/chat/completions`, auth);
@@ -184,6 +186,7 @@ export async function gatewayBench(): Promise<string> {
       `Against the same proxy answering chunked (its terminator in a write of its own; the bare proxy of every figure before session 20), Tollgate reaches ${(ratio(tollgate, chunkedBare) * 100).toFixed(1)}%; that proxy reaches ${(ratio(chunkedBare, bare) * 100).toFixed(1)}% of the bare proxy.`,
       `Written with undici's top-level request(), the same proxy reaches ${(ratio(topLevel, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, topLevel) * 100).toFixed(1)}% of it.`,
       `The parse-both-bodies floor reaches ${(ratio(floor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, floor) * 100).toFixed(1)}% of that floor.`,
+      `The same parsing with the least machinery reaches ${(ratio(leanFloor, bare) * 100).toFixed(1)}% of the bare proxy; Tollgate reaches ${(ratio(tollgate, leanFloor) * 100).toFixed(1)}% of it.`,
       '',
       `Stream time to first byte (median of 50): direct ${ttfbDirect.toFixed(2)} ms, through the bare proxy ${ttfbProxy.toFixed(2)} ms, through Tollgate ${ttfbTollgate.toFixed(2)} ms.`,
       '',
