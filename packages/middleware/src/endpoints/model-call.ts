@@ -241,6 +241,7 @@ const SINGLE_ROUTE = [0];
 function tracksHealth(model: ModelPlan): boolean {
   return model.routes.length > 1;
 }
+
 /** The route that answered, as `provider/model` (its provider's name in the config). */
 export const ROUTE_HEADER = 'x-tollgate-route';
 
