@@ -102,14 +102,16 @@ const NO_FIELDS: ExchangeField[] = Object.freeze([]) as unknown as ExchangeField
 const NO_PARSERS: readonly ((text: string) => unknown)[] = Object.freeze([]);
 
 /**
- * A statement's answer as it arrives. A class, not an object literal: V8 may pretenure a literal's allocation
- * site when, during a cold start, a scavenge finds all its objects still waiting on PostgreSQL; every later
- * answer is then born in the old generation and keeps its young rows alive through a scavenge. With the literal,
- * the point-select server promoted ~357 KB per scavenge (pause 1.65 ms); with this class, ~172 KB (1.25 ms).
+ * A statement's answer as it arrives. No object or array literal here: V8 may pretenure a literal's allocation
+ * site when, during a cold start, a scavenge finds all its objects still waiting on PostgreSQL. Every later answer
+ * was then born in the old generation and kept its young rows alive through the next scavenge, which copied and
+ * promoted them, and the cascade went on into node:http's own objects. Point-select load, `--trace-gc-nvp`:
+ * 357 KB promoted per scavenge (pause 1.65 ms) with `{ fields: [], rows: [], … }`, 4 KB (0.8 ms) with this class
+ * and `Array.of()` (a builtin, no allocation site), as the bare pg server.
  */
 class ArrivingRows implements BoundedResult {
   fields: ExchangeField[] = NO_FIELDS;
-  rows: unknown[][] = [];
+  rows: unknown[][] = Array.of();
   rowCount: number | null = null;
   truncated = false;
 }
