@@ -10,12 +10,15 @@ export interface BenchProcess {
   stop(): void;
 }
 
-/** Forks one of ./servers/*.ts, or a server file by absolute path (TypeScript through tsx), and waits for the port it reports. */
-export function forkServer(name: string, env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<BenchProcess> {
+/**
+ * Forks one of ./servers/*.ts, or a server file by absolute path (TypeScript through tsx), and waits for the port it
+ * reports. `stdout: 'pipe'` hands its standard output to the caller (V8's `--trace-gc-nvp` lines, for one).
+ */
+export function forkServer(name: string, env: Record<string, string> = {}, nodeFlags: string[] = [], stdout: 'inherit' | 'pipe' = 'inherit'): Promise<BenchProcess> {
   const child = fork(name.startsWith('/') ? name : fileURLToPath(new URL(`./servers/${name}.ts`, import.meta.url)), {
     execArgv: ['--import', 'tsx', '--expose-gc', ...nodeFlags],
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', stdout, 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
