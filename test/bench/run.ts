@@ -6,9 +6,10 @@ import { policyBench } from './policy-bench.js';
 import { sqlBench } from './sql-bench.js';
 import { sqlDurableBench } from './sql-durable-bench.js';
 import { sqlPostgresBench } from './sql-postgres-bench.js';
+import { sqlPostgresGcBench } from './sql-postgres-gc.js';
 
 const sections = [];
-for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['sql on postgres', sqlPostgresBench], ['gateway', gatewayBench], ['policy', policyBench], ['metrics overhead', observeBench], ['reservations and idempotency', beyondBench]] as const) {
+for (const [name, bench] of [['sql', sqlBench], ['sql durable writes by size', sqlDurableBench], ['sql on postgres', sqlPostgresBench], ['scavenges on postgres', sqlPostgresGcBench], ['gateway', gatewayBench], ['policy', policyBench], ['metrics overhead', observeBench], ['reservations and idempotency', beyondBench]] as const) {
   process.stderr.write(`running the ${name} benchmark…\n`);
   sections.push(await bench());
 }
