@@ -1,5 +1,5 @@
-// Issue 20, the young generation: what a point select leaves for V8's scavenger on the postgres kind, beside the
-// bare node:http + pg server. Each server starts cold under the load (a cold start is when V8 decides to pretenure
+// Issue 20, the young generation: what a point select (a writer's and a sql:read key's) and an insert leave for V8's
+// scavenger on the postgres kind, beside the bare node:http + pg server. Each server starts cold under the load (a cold start is when V8 decides to pretenure
 // an allocation site), then serves N measured requests with `--trace-gc-nvp`; the report gives per scavenge the
 // bytes promoted to the old generation and the pause, and the pause per request.
 // Part of `npm run bench`; alone: `N=30000 node --import tsx test/bench/sql-postgres-gc.ts` (Tollgate from its
@@ -14,6 +14,8 @@ import { forkServer, type BenchProcess } from './bench-process.js';
 
 const N = Number(process.env.N ?? 30_000);
 const WARM_UP = 20_000;
+const WRITER = 'tg-bench-key-0001-0123456789abcdef';
+const READER = 'tg-bench-read-0001-0123456789abcdef';
 
 interface Scavenges {
   count: number;
@@ -35,15 +37,22 @@ export async function sqlPostgresGcBench(): Promise<string> {
   try {
     await seedBenchTables(postgres.url);
     const env = { BENCH_PG_URL: postgres.url };
-    const servers = [
-      { name: 'bare node:http + pg', server: 'pg-bare-server', env, url: '', query: 'SELECT id, name FROM items WHERE id = $1' },
-      { name: 'Tollgate', server: 'pg-tollgate-server', env, url: '/api/sql/query', query: 'SELECT id, name FROM items WHERE id = ?' },
-      ...(process.env.BENCH_BASE
-        ? [{ name: 'Tollgate (base)', server: 'pg-tollgate-server', env: { ...env, BENCH_TOLLGATE_ENTRY: join(process.env.BENCH_BASE, 'packages/middleware/dist/index.js') }, url: '/api/sql/query', query: 'SELECT id, name FROM items WHERE id = ?' }]
-        : []),
+    const tollgates: [string, Record<string, string>][] = [
+      ['Tollgate', env],
+      ...(process.env.BENCH_BASE ? [['Tollgate (base)', { ...env, BENCH_TOLLGATE_ENTRY: join(process.env.BENCH_BASE, 'packages/middleware/dist/index.js') }] as [string, Record<string, string>]] : []),
+    ];
+    const select = { query: 'SELECT id, name FROM items WHERE id = ?', params: [42] };
+    const insert = { query: "INSERT INTO log VALUES (now(), 'written')" };
+    // Each row a cold server: pretenuring is decided while the first requests are slow.
+    const scenarios = [
+      { name: 'bare node:http + pg, point select', server: 'pg-bare-server', env, url: '', key: WRITER, body: { query: 'SELECT id, name FROM items WHERE id = $1', params: [42] } },
+      ...tollgates.map(([name, tollgateEnv]) => ({ name: `${name}, point select`, server: 'pg-tollgate-server', env: tollgateEnv, url: '/api/sql/query', key: WRITER, body: select })),
+      ...tollgates.map(([name, tollgateEnv]) => ({ name: `${name}, point select, sql:read`, server: 'pg-tollgate-server', env: tollgateEnv, url: '/api/sql/query', key: READER, body: select })),
+      { name: 'bare node:http + pg, insert', server: 'pg-bare-server', env, url: '', key: WRITER, body: insert },
+      ...tollgates.map(([name, tollgateEnv]) => ({ name: `${name}, insert`, server: 'pg-tollgate-server', env: tollgateEnv, url: '/api/sql/query', key: WRITER, body: insert })),
     ];
     const rows: string[] = [];
-    for (const { name, server, env: serverEnv, url, query } of servers) {
+    for (const { name, server, env: serverEnv, url, key, body } of scenarios) {
       const front = await forkServer(server, serverEnv, ['--trace-gc-nvp'], 'pipe');
       started.push(front);
       const lines: string[] = [];
@@ -55,7 +64,7 @@ export async function sqlPostgresGcBench(): Promise<string> {
         lines.push(...parts);
       });
       const load = (amount: number) =>
-        autocannon({ url: `${front.url}${url}`, method: 'POST', connections: 32, amount, headers: { 'content-type': 'application/json', authorization: 'Bearer tg-bench-key-0001-0123456789abcdef' }, body: JSON.stringify({ query, params: [42] }) });
+        autocannon({ url: `${front.url}${url}`, method: 'POST', connections: 32, amount, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
       await load(WARM_UP);
       await new Promise((resolve) => setTimeout(resolve, 200));
       const from = lines.length;
@@ -67,9 +76,9 @@ export async function sqlPostgresGcBench(): Promise<string> {
       front.stop();
     }
     return [
-      `### Scavenges under the point-select load on PostgreSQL (${N} requests after ${WARM_UP} from a cold start; 32 connections)`,
+      `### Scavenges on PostgreSQL (${N} requests after ${WARM_UP} from a cold start, a fresh server per row; 32 connections)`,
       '',
-      '| server | scavenges | KB promoted per scavenge | pause ms per scavenge | pause µs per request |',
+      '| server, request | scavenges | KB promoted per scavenge | pause ms per scavenge | pause µs per request |',
       '|---|---:|---:|---:|---:|',
       ...rows,
     ].join('\n');
