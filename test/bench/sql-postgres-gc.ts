@@ -1,16 +1,19 @@
-// Issue 20, the young generation: what a point select (a writer's and a sql:read key's) and an insert leave for V8's
-// scavenger on the postgres kind, beside the bare node:http + pg server. Each server starts cold under the load (a cold start is when V8 decides to pretenure
-// an allocation site), then serves N measured requests with `--trace-gc-nvp`; the report gives per scavenge the
-// bytes promoted to the old generation and the pause, and the pause per request.
+// Issue 20, the young generation: what a point select (a writer's and a sql:read key's) and an insert leave for
+// V8's scavenger on the postgres kind, beside the bare node:http + pg server. Each server starts cold under the load
+// (a cold start is when V8 decides to pretenure an allocation site), then serves N measured requests with
+// `--trace-gc-nvp`; the report gives per scavenge the bytes promoted to the old generation and the pause, and the
+// pause per request.
 // Part of `npm run bench`; alone: `N=30000 node --import tsx test/bench/sql-postgres-gc.ts` (Tollgate from its
-// build: `npx tsc -b packages/middleware` first). BENCH_BASE=<another built checkout> adds its Tollgate as a third server.
+// build: `npx tsc -b packages/middleware` first). BENCH_BASE=<another built checkout> adds its Tollgate's rows.
 // A pretenured per-request literal shows as promotion far above the bare server's (README "PostgreSQL": 357 KB
 // per scavenge before the exchange's answer stopped being one, 4 KB after, as the bare server).
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { seedBenchTables } from './sql-postgres-bench.js';
 import { PostgresServer } from '../support/postgres-server.js';
 import { forkServer, type BenchProcess } from './bench-process.js';
+import { CONNECTIONS } from './interleaved-load.js';
 
 const N = Number(process.env.N ?? 30_000);
 const WARM_UP = 20_000;
@@ -37,10 +40,8 @@ export async function sqlPostgresGcBench(): Promise<string> {
   try {
     await seedBenchTables(postgres.url);
     const env = { BENCH_PG_URL: postgres.url };
-    const tollgates: [string, Record<string, string>][] = [
-      ['Tollgate', env],
-      ...(process.env.BENCH_BASE ? [['Tollgate (base)', { ...env, BENCH_TOLLGATE_ENTRY: join(process.env.BENCH_BASE, 'packages/middleware/dist/index.js') }] as [string, Record<string, string>]] : []),
-    ];
+    const tollgates: [string, Record<string, string>][] = [['Tollgate', env]];
+    if (process.env.BENCH_BASE) tollgates.push(['Tollgate (base)', { ...env, BENCH_TOLLGATE_ENTRY: join(process.env.BENCH_BASE, 'packages/middleware/dist/index.js') }]);
     const select = { query: 'SELECT id, name FROM items WHERE id = ?', params: [42] };
     const insert = { query: "INSERT INTO log VALUES (now(), 'written')" };
     // Each row a cold server: pretenuring is decided while the first requests are slow.
@@ -56,15 +57,9 @@ export async function sqlPostgresGcBench(): Promise<string> {
       const front = await forkServer(server, serverEnv, ['--trace-gc-nvp'], 'pipe');
       started.push(front);
       const lines: string[] = [];
-      let partial = '';
-      front.child.stdout!.on('data', (chunk: Buffer) => {
-        const text = partial + chunk.toString();
-        const parts = text.split('\n');
-        partial = parts.pop()!;
-        lines.push(...parts);
-      });
+      createInterface({ input: front.child.stdout! }).on('line', (line) => lines.push(line));
       const load = (amount: number) =>
-        autocannon({ url: `${front.url}${url}`, method: 'POST', connections: 32, amount, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+        autocannon({ url: `${front.url}${url}`, method: 'POST', connections: CONNECTIONS, amount, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
       await load(WARM_UP);
       await new Promise((resolve) => setTimeout(resolve, 200));
       const from = lines.length;
@@ -76,7 +71,7 @@ export async function sqlPostgresGcBench(): Promise<string> {
       front.stop();
     }
     return [
-      `### Scavenges on PostgreSQL (${N} requests after ${WARM_UP} from a cold start, a fresh server per row; 32 connections)`,
+      `### Scavenges on PostgreSQL (${N} requests after ${WARM_UP} from a cold start, a fresh server per row; ${CONNECTIONS} connections)`,
       '',
       '| server, request | scavenges | KB promoted per scavenge | pause ms per scavenge | pause µs per request |',
       '|---|---:|---:|---:|---:|',
