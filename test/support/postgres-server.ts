@@ -33,25 +33,32 @@ export class PostgresServer {
     readonly dir: string,
     /** Benchmarks of durable writes want PostgreSQL's real fsync; tests do not. */
     readonly fsync: boolean,
+    /** Enough for every pool a run opens at once (a benchmark with four servers of 16 wants more than 60). */
+    readonly maxConnections: number,
   ) {}
 
   get url(): string {
     return `postgres://postgres@127.0.0.1:${this.port}/postgres`;
   }
 
-  static async start(options: { fsync?: boolean } = {}): Promise<PostgresServer> {
+  /** The same server through its Unix-domain socket (`unix_socket_directories` is the cluster's directory). */
+  get socketUrl(): string {
+    return `postgres://postgres@/postgres?host=${encodeURIComponent(this.dir)}&port=${this.port}`;
+  }
+
+  static async start(options: { fsync?: boolean; maxConnections?: number } = {}): Promise<PostgresServer> {
     const dir = mkdtempSync(join(tmpdir(), 'tollgate-pg-'));
     if (asRoot) chownSync(dir, NOBODY, NOBODY);
     const data = join(dir, 'data');
     const [command, args] = asServerUser(serverBin('initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
     execFileSync(command, args, { stdio: 'ignore' });
-    const server = new PostgresServer(await freePort(), dir, options.fsync ?? false);
+    const server = new PostgresServer(await freePort(), dir, options.fsync ?? false, options.maxConnections ?? 60);
     await server.restart();
     return server;
   }
 
   async restart(): Promise<void> {
-    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${this.dir}`, '-c', `fsync=${this.fsync ? 'on' : 'off'}`, '-c', 'max_connections=60', '-c', 'shared_buffers=16MB'];
+    const settings = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${this.dir}`, '-c', `fsync=${this.fsync ? 'on' : 'off'}`, '-c', `max_connections=${this.maxConnections}`, '-c', 'shared_buffers=16MB'];
     const [command, args] = asServerUser(serverBin('postgres'), ['-D', join(this.dir, 'data'), '-p', String(this.port), ...settings]);
     const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.#process = child;

@@ -192,6 +192,16 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.deepEqual((await second({ query: 'SELECT n FROM shared ORDER BY n' })).body.data, [[1], [2]]);
     });
 
+    it("serves a database reached through PostgreSQL's Unix-domain socket (url with ?host=<directory>), writes included, its session reset as over TCP", async () => {
+      const sql = await start({ databases: { main: { kind: 'postgres', url: server.socketUrl, pool: { max: 1 } } } });
+      assert.equal((await sql({ query: 'CREATE TABLE notes(n int)' })).status, 200);
+      assert.deepEqual((await sql({ query: 'INSERT INTO notes VALUES (?), (?)', params: [1, 2] })).body, { type: 'ok', affected_rows: 2, context: { db: 'main' } });
+      const changed = await sql({ query: "SELECT set_config('search_path', 'elsewhere', false), inet_client_addr() IS NULL AS through_socket" });
+      assert.deepEqual(changed.body.data, [['elsewhere', true]]);
+      const next = await sql({ query: "SELECT current_setting('search_path'), (SELECT sum(n)::int FROM notes)" });
+      assert.deepEqual([next.status, next.body.data], [200, [['"$user", public', 3]]]);
+    });
+
     it('stops a runaway statement at timeoutMs with 400 statement_timeout and reuses the same connection after it', async () => {
       const sql = await start({ timeoutMs: 500, databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1 } } } });
       const before = (await sql({ query: 'SELECT pg_backend_pid()' })).body.data[0][0];
