@@ -527,22 +527,23 @@ describe('VS Code extension, end to end in code-server', function () {
 /** Runs a command by its title from the command palette (F1), as a user would. */
 async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
+  // A click, not Enter: the list may still be re-rendering as results arrive, and Enter takes whatever is focused.
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   // F1 can be swallowed while a closing quick input or an editor being closed holds the focus (a CI run waited
-  // 30 s on a palette that never opened), and an open palette closes when something else takes the focus (the
-  // walkthrough's step media loading in their own frames did, between F1 and typing): as a user would, Escape
-  // and open it again.
+  // 30 s on a palette that never opened), and an open palette closes when something else takes the focus: the
+  // walkthrough's step media, loading in their own frames, did it between F1 and typing, and once between typing
+  // and the click (the row stayed in the page, hidden, for 30 s). As a user would: Escape, and open it again.
   for (let attempt = 1; ; attempt++) {
     await page.keyboard.press('F1');
-    const typed = await input
+    const ran = await input
       .waitFor({ state: 'visible', timeout: 5_000 })
       .then(() => input.fill(`>${title}`, { timeout: 5_000 }))
+      .then(() => row.click({ timeout: 15_000 }))
       .then(() => true, () => false);
-    if (typed) break;
-    if (attempt === 3) throw new Error(`the command palette did not open for "${title}"`);
+    if (ran) return;
+    if (attempt === 3) throw new Error(`the command palette did not run "${title}"`);
     await page.keyboard.press('Escape');
   }
-  // A click, not Enter: the list may still be re-rendering as results arrive, and Enter takes whatever is focused.
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().click();
 }
 
 /** "Tollgate: Run SQL…": the statement typed into its input box. */
