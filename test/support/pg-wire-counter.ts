@@ -10,10 +10,14 @@ export interface WireCounts {
   roundTrips: number;
   /** Parse ('P') messages: statements sent through the extended protocol. */
   parses: number;
+  /** Session resets sent (`DISCARD ALL`, as a Query or a Parse). */
+  resets: number;
+  /** ReadyForQuery messages PostgreSQL sent: once it equals `syncs`, every unit of work sent was answered. */
+  answers: number;
 }
 
 export class PgWireCounter {
-  readonly counts: WireCounts = { syncs: 0, roundTrips: 0, parses: 0 };
+  readonly counts: WireCounts = { syncs: 0, roundTrips: 0, parses: 0, resets: 0, answers: 0 };
   #server: Server | undefined;
   readonly #sockets = new Set<Socket>();
 
@@ -34,9 +38,16 @@ export class PgWireCounter {
     this.#sockets.add(client).add(upstream);
     client.setNoDelay(true);
     upstream.setNoDelay(true);
-    const frontend = new FrontendMessages((type) => {
+    const frontend = new FrontendMessages((type, body) => {
       if (type === 'Q' || type === 'S') this.counts.syncs++;
-      else if (type === 'P') this.counts.parses++;
+      if (type === 'P') this.counts.parses++;
+      if (textOf(type, body) === 'DISCARD ALL') this.counts.resets++;
+    });
+    let started = false; // the ReadyForQuery that ends the connection's startup answers no Query or Sync
+    const backend = new BackendMessages((type) => {
+      if (type !== 'Z') return;
+      if (started) this.counts.answers++;
+      started = true;
     });
     let answered = true; // the startup packet counts as the connection's first turn, not a request's
     client.on('data', (chunk: Buffer) => {
@@ -47,6 +58,7 @@ export class PgWireCounter {
     });
     upstream.on('data', (chunk: Buffer) => {
       answered = true;
+      backend.push(chunk);
       client.write(chunk);
     });
     const close = () => {
@@ -70,7 +82,7 @@ class FrontendMessages {
   started = false;
   #pending: Buffer = Buffer.alloc(0);
 
-  constructor(private readonly onMessage: (type: string) => void) {}
+  constructor(private readonly onMessage: (type: string, body: Buffer) => void) {}
 
   push(chunk: Buffer): void {
     this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
@@ -79,9 +91,34 @@ class FrontendMessages {
       if (this.#pending.length < header) return;
       const length = this.#pending.readUInt32BE(this.started ? 1 : 0) + (this.started ? 1 : 0);
       if (this.#pending.length < length) return;
-      if (this.started) this.onMessage(String.fromCharCode(this.#pending[0]!));
+      if (this.started) this.onMessage(String.fromCharCode(this.#pending[0]!), this.#pending.subarray(5, length));
       else this.started = true;
       this.#pending = this.#pending.subarray(length);
     }
   }
+}
+
+/** Splits PostgreSQL's byte stream into messages: type byte + length, from the first byte on. */
+class BackendMessages {
+  #pending: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly onMessage: (type: string) => void) {}
+
+  push(chunk: Buffer): void {
+    this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
+    while (this.#pending.length >= 5) {
+      const length = this.#pending.readUInt32BE(1) + 1;
+      if (this.#pending.length < length) return;
+      this.onMessage(String.fromCharCode(this.#pending[0]!));
+      this.#pending = this.#pending.subarray(length);
+    }
+  }
+}
+
+/** A Query's text, or a Parse's (after the statement's name): both are NUL-terminated; undefined for other messages. */
+function textOf(type: string, body: Buffer): string | undefined {
+  if (type === 'Q') return body.toString('utf8', 0, body.indexOf(0));
+  if (type !== 'P') return undefined;
+  const start = body.indexOf(0) + 1;
+  return body.toString('utf8', start, body.indexOf(0, start));
 }

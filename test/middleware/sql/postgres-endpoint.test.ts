@@ -343,57 +343,85 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       assert.match(next.body.error_message, /lastval is not yet defined in this session/);
     });
 
-    it('sends a lone statement and the session reset behind it in one round trip, and a transaction in one per statement with BEGIN riding on the first', async () => {
+    /** Until PostgreSQL answered everything sent, then a turn of the event loop for Tollgate to read it. */
+    async function quiet(counter: PgWireCounter): Promise<void> {
+      const deadline = performance.now() + 5_000;
+      while (counter.counts.answers < counter.counts.syncs) {
+        assert.ok(performance.now() < deadline, `${counter.counts.answers} of ${counter.counts.syncs} units answered`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    it("sends a lone statement with the previous request's session reset ahead of it in one Sync unit (one round trip, one answer), and a transaction in one round trip per statement with the reset and BEGIN riding on the first", async () => {
       const counter = await PgWireCounter.start(server.port);
       try {
-        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } });
+        // idleResetMs: no background reset between the cases, so each finds the connection its predecessor left.
+        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1, idleResetMs: 60_000 } } } });
         await sql({ query: 'CREATE TABLE t(n int)' });
-        const cases: [query: string, syncs: number, roundTrips: number][] = [
-          ['SELECT 1 AS one', 2, 1], // the statement, DISCARD ALL
-          ['INSERT INTO t VALUES (1)', 2, 1],
-          ['INSERT INTO t VALUES (2); SELECT count(*) FROM t', 4, 3], // BEGIN + the first statement, the second, COMMIT + DISCARD ALL
+        // Parse messages: a text without params goes as a simple Query only on a clean connection (below).
+        const cases: [query: string, syncs: number, roundTrips: number, parses: number][] = [
+          ['SELECT 1 AS one', 1, 1, 2], // Parse DISCARD ALL, Parse the statement, one Sync
+          ['INSERT INTO t VALUES (1)', 1, 1, 2],
+          // Parse DISCARD ALL, BEGIN and the first statement (one Sync); the second and COMMIT as simple Queries
+          ['INSERT INTO t VALUES (2); SELECT count(*) FROM t', 3, 3, 3],
         ];
-        for (const [query, syncs, roundTrips] of cases) {
+        for (const [query, syncs, roundTrips, parses] of cases) {
           const before = { ...counter.counts };
           assert.equal((await sql({ query })).status, 200);
-          // The answer does not wait for the reset: let it cross the wire before counting.
-          const deadline = performance.now() + 5_000;
-          while (counter.counts.syncs - before.syncs < syncs) {
-            assert.ok(performance.now() < deadline, `${query}: ${counter.counts.syncs - before.syncs} of ${syncs} Query/Sync messages`);
-            await new Promise((resolve) => setTimeout(resolve, 5));
-          }
-          assert.deepEqual([counter.counts.syncs - before.syncs, counter.counts.roundTrips - before.roundTrips], [syncs, roundTrips], query);
+          const sent = { syncs: counter.counts.syncs - before.syncs, roundTrips: counter.counts.roundTrips - before.roundTrips, parses: counter.counts.parses - before.parses, resets: counter.counts.resets - before.resets };
+          assert.deepEqual(sent, { syncs, roundTrips, parses, resets: 1 }, query);
         }
       } finally {
         await counter.close();
       }
     });
 
-    it('sends a sql:read lone statement with its read-only opening, COMMIT and the reset in one round trip, and answers it, its failure and the next request alike', async () => {
+    it('resets a connection a request left idle in the background after pool.idleResetMs: its advisory lock is released and its setting gone without another request', async () => {
       const counter = await PgWireCounter.start(server.port);
       try {
-        const gateway = await startGateway(gatewayConfig('postgres', { databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } }));
+        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1, idleResetMs: 100 } } } });
+        const taken = await sql({ query: 'SELECT pg_advisory_lock(7), pg_backend_pid()' });
+        assert.equal(taken.status, 200, JSON.stringify(taken.body));
+        const resetsBefore = counter.counts.resets;
+        const locks = async () => (await adminQuery("SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory'"))[0]![0] as number;
+        const deadline = performance.now() + 5_000;
+        while ((await locks()) > 0) {
+          assert.ok(performance.now() < deadline, 'the advisory lock is still held 5 s after its request answered');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await quiet(counter);
+        assert.equal(counter.counts.resets - resetsBefore, 1, 'one reset, sent on its own');
+        // The reset ran on the request's own session, and the connection it cleaned is the next request's.
+        const next = await sql({ query: 'SELECT pg_backend_pid()' });
+        assert.deepEqual(next.body.data, [[taken.body.data[0][1]]]);
+      } finally {
+        await counter.close();
+      }
+    });
+
+    it('sends a sql:read lone statement with the reset and its read-only opening ahead and COMMIT behind in one round trip, and answers it, its failure and the next request alike', async () => {
+      const counter = await PgWireCounter.start(server.port);
+      try {
+        const databases = { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1, idleResetMs: 60_000 } } };
+        const gateway = await startGateway(gatewayConfig('postgres', { databases }));
         gateways.push(gateway);
         const sql = (body: unknown, key: string) => postJson(`${gateway.url}/api/sql/query`, body, { authorization: `Bearer ${key}` });
         await sql({ query: 'CREATE TABLE r(n int); INSERT INTO r SELECT generate_series(1, 60)' }, WRITER);
         const cases: [body: { query: string; params?: unknown[] }, status: number, answer: unknown, syncs: number, roundTrips: number][] = [
-          // [BEGIN READ ONLY, SELECT 1, the statement: one Sync], COMMIT, DISCARD ALL
-          [{ query: 'SELECT n FROM r WHERE n = ?', params: [7] }, 200, [[7]], 3, 1],
-          [{ query: 'SELECT n FROM r' }, 400, 'too_many_rows', 3, 1], // 60 rows > maxRows 50
-          [{ query: 'INSERT INTO r VALUES (0)' }, 400, 'read_only', 3, 1],
-          [{ query: 'SELECT count(*)::int FROM r; SELECT max(n) FROM r' }, 200, [[60]], 4, 2], // the opening rides with the first
-          [{ query: 'SELECT count(*)::int FROM r WHERE n > ?', params: [10] }, 200, [[50]], 3, 1],
+          // [DISCARD ALL, BEGIN READ ONLY, SELECT 1, the statement: one Sync], COMMIT
+          [{ query: 'SELECT n FROM r WHERE n = ?', params: [7] }, 200, [[7]], 2, 1],
+          [{ query: 'SELECT n FROM r' }, 400, 'too_many_rows', 2, 1], // 60 rows > maxRows 50
+          [{ query: 'INSERT INTO r VALUES (0)' }, 400, 'read_only', 2, 1],
+          [{ query: 'SELECT count(*)::int FROM r; SELECT max(n) FROM r' }, 200, [[60]], 3, 2], // the reset and the opening ride with the first
+          [{ query: 'SELECT count(*)::int FROM r WHERE n > ?', params: [10] }, 200, [[50]], 2, 1],
         ];
         for (const [body, status, answer, syncs, roundTrips] of cases) {
           const before = { ...counter.counts };
           const response = await sql(body, READER);
           assert.deepEqual([response.status, response.body.data ?? response.body.error_code], [status, answer], body.query);
-          const deadline = performance.now() + 5_000;
-          while (counter.counts.syncs - before.syncs < syncs) {
-            assert.ok(performance.now() < deadline, `${body.query}: ${counter.counts.syncs - before.syncs} of ${syncs} Query/Sync messages`);
-            await new Promise((resolve) => setTimeout(resolve, 5));
-          }
-          assert.deepEqual([counter.counts.syncs - before.syncs, counter.counts.roundTrips - before.roundTrips], [syncs, roundTrips], body.query);
+          const sent = { syncs: counter.counts.syncs - before.syncs, roundTrips: counter.counts.roundTrips - before.roundTrips, resets: counter.counts.resets - before.resets };
+          assert.deepEqual(sent, { syncs, roundTrips, resets: 1 }, body.query);
         }
         assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM r' }, WRITER)).body.data, [[60]]);
       } finally {
@@ -401,10 +429,11 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       }
     });
 
-    it('sends a statement without params and without any ";" as one simple Query, and one with params or a ";" (even in a string) through the extended protocol', async () => {
+    it('sends a statement without params and without any ";" on a clean connection as one simple Query, and one with params or a ";" (even in a string), or behind a reset, through the extended protocol', async () => {
       const counter = await PgWireCounter.start(server.port);
       try {
-        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1 } } } });
+        // idleResetMs 0: the connection is reset in the background as soon as a request gave it back.
+        const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1, idleResetMs: 0 } } } });
         await sql({ query: 'CREATE TABLE t(n int, s text)' });
         const cases: [body: { query: string; params?: unknown[] }, parses: number, data: unknown][] = [
           [{ query: "INSERT INTO t VALUES (1, 'a')" }, 0, undefined],
@@ -414,10 +443,11 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
           [{ query: 'SELECT n FROM t /* ; */ ORDER BY n' }, 1, [[1], [2], [3]]],
         ];
         for (const [body, parses, data] of cases) {
-          const before = counter.counts.parses;
+          await quiet(counter); // the background reset answered: the connection is clean
+          const before = { ...counter.counts };
           const response = await sql(body);
           assert.equal(response.status, 200, JSON.stringify(response.body));
-          assert.deepEqual([counter.counts.parses - before, response.body.data], [parses, data], body.query);
+          assert.deepEqual([counter.counts.parses - before.parses, counter.counts.resets - before.resets, response.body.data], [parses, 0, data], body.query);
         }
       } finally {
         await counter.close();

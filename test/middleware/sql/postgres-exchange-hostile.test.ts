@@ -4,13 +4,15 @@ import type { ConfigInput } from '@tollgate/middleware';
 import pg from 'pg';
 import { postJson, startGateway, type RunningGateway } from '../../support/gateway.js';
 import { PostgresServer } from '../../support/postgres-server.js';
+import { Exchange } from '../../../packages/middleware/src/sql/postgres-exchange.js';
+import { SessionResetFailed } from '../../../packages/middleware/src/sql/postgres-session-reset.js';
 
 const WRITER = 'tg-pg-hostile-0001-0123456789abcdef';
 
 /**
  * A TCP relay to PostgreSQL that, once told to, passes the server's messages up to and including the next
- * `answers` ReadyForQuery messages and then holds everything else back: a server that hangs between two answers
- * of one write (the statement's and the session reset's).
+ * `answers` ReadyForQuery messages and then drops everything else until told otherwise: a server that hangs
+ * after an answer (and a reply that never arrives).
  */
 class HangingRelay {
   #holdAfter: number | undefined;
@@ -70,9 +72,10 @@ class HangingRelay {
 }
 
 /**
- * The postgres kind's Exchange (sql/postgres-exchange.ts) queues its statement, COMMIT/ROLLBACK and the session
- * reset on pg's Client and writes them in one write: what a failing statement, a session ended mid-request, a
- * flood on one connection and a result far over maxRows do to the next request on the same connection.
+ * The postgres kind's Exchange (sql/postgres-exchange.ts) queues its statement, behind the session reset, and
+ * COMMIT/ROLLBACK on pg's Client and writes them in one write: what a failing statement, a failing reset, a session
+ * ended mid-request, a flood on one connection and a result far over maxRows do to the next request on the same
+ * connection.
  */
 describe('the postgres exchange under hostile requests (a throwaway PostgreSQL cluster)', () => {
   let server: PostgresServer;
@@ -172,19 +175,37 @@ describe('the postgres exchange under hostile requests (a throwaway PostgreSQL c
     assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM kept' })).body.data, [[2]]);
   });
 
-  it('answers a statement whose session reset never gets an answer (a server hung between the two), drops that connection at the read timeout (503 database_unavailable meanwhile) and serves the next request on a new one', async function () {
+  it('never runs a statement whose session reset ahead of it failed: the exchange fails with SessionResetFailed and nothing is written', async () => {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS written(n int)');
+      await client.query('BEGIN'); // DISCARD ALL refuses to run inside a transaction block (25001)
+      const insert = { text: 'INSERT INTO written VALUES (1)', values: [], keyword: 'INSERT', sources: [] };
+      const exchange = new Exchange(insert, 10, 5_000, { resetsAhead: true }).send(client as unknown as pg.PoolClient);
+      await assert.rejects(exchange.answer, (error: Error) => error instanceof SessionResetFailed && /DISCARD ALL cannot run inside a transaction block/.test(error.message));
+      await client.query('ROLLBACK');
+      assert.deepEqual((await client.query('SELECT count(*)::int AS n FROM written')).rows, [{ n: 0 }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('drops a connection whose background session reset never gets an answer (a server hung after a request answered) at the read timeout, answers 503 database_unavailable meanwhile, and serves the next request on a new one', async function () {
     this.timeout(15_000);
     const relay = await HangingRelay.start(server.port);
     try {
-      // timeoutMs 300: the exchange's hung-server timer fires at 300 ms + the 2 s grace.
+      // timeoutMs 300: the reset's hung-server timeout fires at 300 ms + the 2 s grace.
       const sql = await start(1, { timeoutMs: 300 }, `postgres://postgres@127.0.0.1:${relay.port}/postgres`);
       const pid = (await sql({ query: 'SELECT pg_backend_pid()' })).body.data[0][0];
-      relay.hangAfter(1); // the statement's ReadyForQuery passes, the reset's never comes
       const answered = await sql({ query: 'SELECT 7' });
       assert.deepEqual([answered.status, answered.body.data], [200, [[7]]]);
+      // The connection idles dirty; its background reset (pool.idleResetMs, 25 ms) goes out and its answer is lost.
+      relay.hangAfter(0);
+      await new Promise((resolve) => setTimeout(resolve, 300));
       relay.hangAfter(Infinity);
-      // Until the timer drops it, the pool's one connection is held: a request waiting for it longer than the
-      // pool's connect timeout answers 503 database_unavailable (retryable), never hangs nor gets the dirty session.
+      // Until the timer drops it, the pool's one connection waits for that answer: a request queued behind it
+      // answers 503 database_unavailable (retryable), never hangs nor runs on the dirty session.
       const started = performance.now();
       let next = await sql({ query: 'SELECT pg_backend_pid()' });
       while (next.status !== 200 && performance.now() - started < 5_000) {

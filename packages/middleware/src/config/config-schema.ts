@@ -146,8 +146,15 @@ const sql = z
               /** A PostgreSQL server (README "PostgreSQL"): several Tollgate instances share it. */
               kind: z.literal('postgres'),
               url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres url starts with postgres:// or postgresql://'),
-              /** Connections to the server; a request holds one while it runs. */
-              pool: z.object({ max: z.number().int().positive().max(1000).default(10) }).strict().default({ max: 10 }),
+              /**
+               * Connections to the server (`max`; a request holds one while it runs), and how long one a request left
+               * may sit idle before its session is reset in the background (`idleResetMs`; its next request resets it
+               * first otherwise: README "PostgreSQL", "Session isolation").
+               */
+              pool: z
+                .object({ max: z.number().int().positive().max(1000).default(10), idleResetMs: z.number().int().nonnegative().max(60_000).default(25) })
+                .strict()
+                .default({ max: 10, idleResetMs: 25 }),
               access: z.record(z.string().min(1), z.enum(['read', 'write'])).optional(),
             })
             .strict(),

@@ -4,10 +4,10 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
-import { assertPgClientQueue, Exchange, type BoundedResult, type StatementRows } from './postgres-exchange.js';
+import { assertPgClientQueue, Exchange, type BoundedResult, type ExchangePlan, type StatementRows } from './postgres-exchange.js';
 import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
-import { releaseAfterReset } from './postgres-session-reset.js';
+import { resetSession, SessionResetFailed, SessionResets } from './postgres-session-reset.js';
 import type { PostgresStatement } from './postgres-statements.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
@@ -21,6 +21,8 @@ export interface PostgresDatabaseOptions {
   name: string;
   url: string;
   poolMax: number;
+  /** How long a connection a request left may sit idle before its session is reset in the background. */
+  idleResetMs: number;
   timeoutMs: number;
   maxRows: number;
 }
@@ -66,6 +68,7 @@ function runsAlone(statement: PostgresStatement): boolean {
 export class PostgresDatabase implements SqlEngine {
   readonly #pool: pg.Pool;
   readonly #plans = new PostgresStatementPlans();
+  readonly #sessions: SessionResets;
 
   constructor(private readonly options: PostgresDatabaseOptions) {
     assertPgClientQueue(pg.Client);
@@ -82,6 +85,7 @@ export class PostgresDatabase implements SqlEngine {
     });
     // An idle connection the server closed (a restart) is dropped by the pool; the next request opens a new one.
     this.#pool.on('error', () => undefined);
+    this.#sessions = new SessionResets(options.idleResetMs, options.timeoutMs + HUNG_SERVER_GRACE_MS);
   }
 
   async ready(): Promise<void> {
@@ -94,6 +98,8 @@ export class PostgresDatabase implements SqlEngine {
     if (signal?.aborted) throw this.#cancelledError();
     const { limits } = options;
     const client = await this.#connect();
+    // A previous request's session state is on the connection: the reset leads this request's first Sync unit.
+    let resetsAhead = this.#sessions.take(client);
     // Awaited before the connection goes back to the pool: a late cancel must not stop the next request's statement.
     let cancelling: Promise<void> | undefined;
     const cancel = () => void (cancelling = this.#cancelBackend(client));
@@ -104,41 +110,48 @@ export class PostgresDatabase implements SqlEngine {
     const readTimeoutMs = timeoutMs + HUNG_SERVER_GRACE_MS;
     let index = 0;
     let outcome: QueryOutcome;
-    // The request's last exchange goes out with the session reset behind it (postgres-exchange.ts).
-    let reset: Promise<unknown> | undefined;
+    // The last exchange (a lone statement, COMMIT) went out: the transaction is over, nothing to roll back.
+    let closed = false;
     const opening = alone ? undefined : this.#opening(limits.readOnly, timeoutMs);
     // The opening rides with the first statement (unless that one is streamed through a cursor) in one Sync unit,
     // a round trip fewer: should the opening fail, PostgreSQL skips the statement too, so it never runs outside
     // the transaction (with separate Syncs it would run in autocommit: committed alone, or able to write on a
     // read-only request).
     const openingRides = !(statements.length === 1 && limits.streamCredit);
-    // And its last statement goes out with COMMIT and the reset behind it: a read-only transaction has nothing to
-    // commit, so an answer refused afterwards (too_many_rows, result_too_large) undoes nothing.
+    // And its last statement goes out with COMMIT behind it: a read-only transaction has nothing to commit, so an
+    // answer refused afterwards (too_many_rows, result_too_large) undoes nothing.
     const commitRides = limits.readOnly && !limits.streamCredit;
     try {
-      if (opening && !openingRides) await sendOwnStatement(client, opening.join('; '), readTimeoutMs);
+      if (opening && !openingRides) {
+        // A streamed lone statement: its opening is a query of its own, which the reset cannot share (PostgreSQL
+        // refuses DISCARD ALL inside a multi-statement Query), so the reset goes out alone, first.
+        if (resetsAhead) await resetSession(client, readTimeoutMs);
+        resetsAhead = false;
+        await sendOwnStatement(client, opening.join('; '), readTimeoutMs);
+      }
       const budget = new ResultBudget(limits.maxResultBytes);
       const results: StatementResult[] = [];
       let answer: StatementResult | undefined;
       for (; index < statements.length; index++) {
         const statement = statements[index]!;
         const final = index === statements.length - 1;
-        const prefixes = index === 0 && openingRides ? opening : undefined;
+        // The first statement's Sync unit carries the reset and the opening when they ride.
+        const leads = index === 0;
+        const plan: ExchangePlan = { resetsAhead: leads && resetsAhead, prefixes: leads && openingRides ? opening : undefined };
         if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
         else if (alone || (final && commitRides)) {
-          // One submittable writes it (behind its opening, with COMMIT behind it when that rides) and the reset,
-          // and reads their answers without a pg.Query each (postgres-exchange.ts).
-          const exchange = new Exchange(statement, this.options.maxRows + 1, prefixes, commitRides ? 'COMMIT' : undefined, readTimeoutMs).send(client);
-          reset = exchange.reset;
-          const result = await exchange.answer;
+          // One submittable writes it (behind the reset and its opening, with COMMIT behind it when that rides) and
+          // reads their answers without a pg.Query each (postgres-exchange.ts).
+          closed = true;
+          plan.closing = commitRides ? 'COMMIT' : undefined;
+          const result = await new Exchange(statement, this.options.maxRows + 1, readTimeoutMs, plan).send(client).answer;
           answer = this.#answerOf(result, true, budget);
-        } else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, prefixes);
+        } else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, plan);
         if (limits.allResults) results.push(answer);
       }
       if (!alone && !commitRides) {
-        const commit = Exchange.closing('COMMIT', readTimeoutMs).send(client);
-        reset = commit.reset;
-        await commit.answer;
+        closed = true;
+        await Exchange.closing('COMMIT', readTimeoutMs).send(client).answer;
       }
       // The last result becomes the outcome (no copy per request: README "performance rule"); with every result
       // asked for, a copy, so the outcome is not an element of its own `results`.
@@ -148,14 +161,10 @@ export class PostgresDatabase implements SqlEngine {
         outcome.changed = false;
       }
     } catch (error) {
-      // A hung server would not answer a ROLLBACK either: the connection is dropped, which rolls back.
-      if (isServerGone(error)) broken = error as Error;
-      // Once the last exchange went out (a lone statement, COMMIT) the transaction is over: nothing to roll back.
-      else if (!reset) {
-        const rollback = Exchange.closing('ROLLBACK', readTimeoutMs).send(client);
-        reset = rollback.reset;
-        await rollback.answer.catch((rollbackError: Error) => (broken = rollbackError));
-      }
+      // A hung server would not answer a ROLLBACK either, and a session whose reset failed is in a state nobody
+      // knows: the connection is dropped, which rolls back.
+      if (isServerGone(error) || error instanceof SessionResetFailed) broken = error as Error;
+      else if (!closed) await Exchange.closing('ROLLBACK', readTimeoutMs).send(client).answer.catch((rollbackError: Error) => (broken = rollbackError));
       throw this.#failure(error, signal?.aborted === true, index);
     } finally {
       signal?.off('abort', cancel);
@@ -163,17 +172,17 @@ export class PostgresDatabase implements SqlEngine {
         await cancelling;
         broken ??= new Error('cancelled'); // a cancel may land after the statement ended: drop the connection
       }
-      // A connection whose state is unknown (the rollback failed, the server went away) is closed, not reused;
-      // any other rejoins the pool once its reset ran.
+      // A connection whose state is unknown (the rollback or the reset failed, the server went away) is closed, not
+      // reused; any other rejoins the pool, its session to be reset by its next taker (postgres-session-reset.ts).
       if (broken) client.release(broken);
-      else releaseAfterReset(client, reset ?? Exchange.closing(undefined, readTimeoutMs).send(client).reset);
+      else this.#sessions.release(client);
     }
     return outcome;
   }
 
   /**
    * BEGIN, and SET LOCAL statement_timeout only for a limit other than the session's: every connection starts
-   * with `statement_timeout = timeoutMs` and DISCARD ALL restores it after every request (a connection whose
+   * with `statement_timeout = timeoutMs` and DISCARD ALL restores it before every next request (a connection whose
    * reset failed is closed), so only a stream's `streamTimeoutMs` needs it.
    *
    * A read grant or `sql:read` gets `BEGIN READ ONLY` and then a query, which locks the mode: PostgreSQL lets a
@@ -199,6 +208,7 @@ export class PostgresDatabase implements SqlEngine {
   }
 
   async close(): Promise<void> {
+    this.#sessions.close();
     await this.#pool.end();
   }
 
@@ -213,9 +223,9 @@ export class PostgresDatabase implements SqlEngine {
     return statements;
   }
 
-  /** A statement of a transaction, on its own Sync unit (its opening ahead of it when that rides). */
-  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number, prefixes?: readonly string[]): Promise<StatementResult> {
-    const result = await Exchange.statement(statement, this.options.maxRows + 1, prefixes, readTimeoutMs).send(client).answer;
+  /** A statement of a transaction, on its own Sync unit (the reset and its opening ahead of it when they ride). */
+  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number, plan: ExchangePlan): Promise<StatementResult> {
+    const result = await new Exchange(statement, this.options.maxRows + 1, readTimeoutMs, plan).send(client).answer;
     return this.#answerOf(result, answering, budget);
   }
 
@@ -264,7 +274,7 @@ export class PostgresDatabase implements SqlEngine {
   #failure(error: unknown, cancelled: boolean, statementIndex: number | undefined): ServiceError {
     if (error instanceof ServiceError) return error;
     if (error instanceof RequestFailure) return this.#sqlError(error.message, error.code, statementIndex);
-    if (isServerGone(error)) return this.#unavailable(error);
+    if (isServerGone(error) || error instanceof SessionResetFailed) return this.#unavailable(error);
     const { code: sqlstate, message } = error as { code?: string; message: string };
     if (cancelled) return this.#cancelledError();
     const code = classifySqlstate(sqlstate, message);

@@ -1,7 +1,8 @@
 import type pg from 'pg';
+import { isServerGone } from './classify-sqlstate.js';
 import type { PostgresStatement } from './postgres-statements.js';
 import { postgresTypeParsers } from './postgres-types.js';
-import { SESSION_RESET } from './postgres-session-reset.js';
+import { SESSION_RESET, SessionResetFailed } from './postgres-session-reset.js';
 import type { SqlValue } from './sql-types.js';
 
 /** The messages of pg's Connection an exchange writes, and the socket under it. */
@@ -87,7 +88,7 @@ abstract class Receiver {
   protected abstract settle(error: Error | undefined): void;
 }
 
-/** COMMIT, ROLLBACK or the session reset, written by the exchange: only its outcome matters. */
+/** COMMIT or ROLLBACK, written by the exchange: only its outcome matters. */
 class OwnStatementReceiver extends Receiver {
   constructor(private readonly done: (error: Error | undefined) => void) {
     super();
@@ -116,29 +117,37 @@ class ArrivingRows implements BoundedResult {
   truncated = false;
 }
 
-/** The reset of an exchange that sends none: a statement of a transaction, followed by others. */
-const NO_RESET: Promise<void> = Promise.resolve();
-
-/** What closes a transaction ahead of the reset (DISCARD ALL refuses to run inside one). */
+/** What closes a transaction behind its last statement. */
 export type ClosingStatement = 'COMMIT' | 'ROLLBACK';
 
 /** pg's prepareValue for the values a request can bind (contract §2.1: numbers, strings, booleans, null). */
 const bindValue = (value: SqlValue): string | null => (value === null ? null : typeof value === 'string' ? value : String(value));
 
+/** Where an exchange's statement goes and what rides with it. */
+export interface ExchangePlan {
+  /** The session reset (a previous request's state is on the connection: postgres-session-reset.ts) leads the Sync unit. */
+  resetsAhead?: boolean;
+  /** Tollgate's statements ahead of the statement in its Sync unit (the transaction's opening). */
+  prefixes?: readonly string[] | undefined;
+  /** COMMIT or ROLLBACK behind it, in a Sync unit of its own. */
+  closing?: ClosingStatement | undefined;
+}
+
+const NO_PREFIXES: readonly string[] = Object.freeze([]);
+
 /**
- * One exchange with PostgreSQL: a statement of a transaction (`resets` false), or a request's last exchange —
- * its lone statement (with a transaction's opening ahead of it and COMMIT behind it, when they ride along), or
- * its transaction's COMMIT or ROLLBACK, or nothing — with the session reset (`DISCARD ALL`,
- * postgres-session-reset.ts) behind it, written in one write, so the reset costs no round trip. Answered
- * without pg.Query: pg builds an EventEmitter, a Result (with a keyed row template), a normalized config and a
- * promise per query, and in its pipeline mode a queue entry each; this keeps the rows as arrays of converted
- * values (at most `limit`: past them they are dropped as they arrive, memory stays bounded, and the answer is
- * too_many_rows) and settles one promise for the answer and one for the reset.
+ * One exchange with PostgreSQL: a statement — with the session reset and the transaction's opening ahead of it
+ * when they ride along, and COMMIT behind it when that does — or a transaction's COMMIT or ROLLBACK alone,
+ * written in one write. Answered without pg.Query: pg builds an EventEmitter, a Result (with a keyed row
+ * template), a normalized config and a promise per query, and in its pipeline mode a queue entry each; this keeps
+ * the rows as arrays of converted values (at most `limit`: past them they are dropped as they arrive, memory
+ * stays bounded, and the answer is too_many_rows) and settles one promise.
  *
- * Each Sync unit answers with its own ReadyForQuery, and pg's Client (not in pipeline mode) hands each unit's
- * messages to the receiver queued for it in turn (the statement's, then COMMIT's or ROLLBACK's, then the
- * reset's), so a failing statement does not skip the reset (nor COMMIT: PostgreSQL answers a COMMIT of a failed
- * transaction by rolling it back), and the opening failing makes PostgreSQL skip the statement (one Sync unit).
+ * The reset and the opening share the statement's Sync unit, so should either fail, PostgreSQL skips the
+ * statement: it never runs on a dirty session or outside its transaction. Each Sync unit answers with its own
+ * ReadyForQuery, and pg's Client (not in pipeline mode) hands each unit's messages to the receiver queued for it in
+ * turn (the statement's, then COMMIT's or ROLLBACK's), so a failing statement does not skip COMMIT (PostgreSQL
+ * answers a COMMIT of a failed transaction by rolling it back).
  *
  * One timer per exchange catches a hung server: past `readTimeoutMs` without its last answer the socket is
  * destroyed, which fails every receiver with pg's "Connection terminated unexpectedly" (503, isServerGone).
@@ -146,122 +155,92 @@ const bindValue = (value: SqlValue): string | null => (value === null ? null : t
 export class Exchange extends Receiver {
   /** Settles with the statement's result (empty without one) once it and the COMMIT/ROLLBACK behind it answered. */
   readonly answer: Promise<BoundedResult>;
-  /** Settles once the session is clean: the connection goes back to the pool only then (releaseAfterReset). */
-  readonly reset: Promise<void>;
   readonly #result: BoundedResult = new ArrivingRows();
   readonly #statement: PostgresStatement | undefined;
   readonly #limit: number;
-  readonly #prefixes: readonly string[] | undefined;
-  /** COMMIT or ROLLBACK behind the statement (or alone), each in its own Sync unit. */
+  readonly #resetsAhead: boolean;
+  readonly #prefixes: readonly string[];
   readonly #closing: ClosingStatement | undefined;
   readonly #readTimeoutMs: number;
-  /** Whether the session reset goes out behind it: a request's last exchange. */
-  readonly #resets: boolean;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #parsers: readonly ((text: string) => unknown)[] = NO_PARSERS;
-  /** Command completions of the prefixes still to come: their rows and tags are not the statement's. */
-  #prefixAnswers: number;
+  /** Command completions still to come ahead of the statement's (the reset's, the prefixes'): not the statement's. */
+  #leadingAnswers: number;
   #answered!: (error: Error | undefined) => void;
-  #resetDone!: (error: Error | undefined) => void;
 
-  constructor(statement: PostgresStatement | undefined, limit: number, prefixes: readonly string[] | undefined, closing: ClosingStatement | undefined, readTimeoutMs: number, resets = true) {
+  constructor(statement: PostgresStatement | undefined, limit: number, readTimeoutMs: number, plan: ExchangePlan = {}) {
     super();
     this.#statement = statement;
     this.#limit = limit;
-    this.#prefixes = prefixes;
-    this.#prefixAnswers = prefixes?.length ?? 0;
-    this.#closing = closing;
+    this.#resetsAhead = plan.resetsAhead === true;
+    this.#prefixes = plan.prefixes ?? NO_PREFIXES;
+    this.#leadingAnswers = this.#prefixes.length + (this.#resetsAhead ? 1 : 0);
+    this.#closing = plan.closing;
     this.#readTimeoutMs = readTimeoutMs;
-    this.#resets = resets;
     this.answer = new Promise((resolve, reject) => (this.#answered = (error) => (error ? reject(error) : resolve(this.#result))));
-    if (!resets) {
-      this.reset = NO_RESET;
-      return;
-    }
-    this.reset = new Promise((resolve, reject) => (this.#resetDone = (error) => (error ? reject(error) : resolve())));
-    // Read by releaseAfterReset once the request answered; until then not an unhandled rejection (a hung server
-    // fails the reset, and the answer, at once).
-    this.reset.catch(() => undefined);
   }
 
-  /** A statement of a transaction that is not its last exchange (`limit` rows at most). */
-  static statement(statement: PostgresStatement, limit: number, prefixes: readonly string[] | undefined, readTimeoutMs: number): Exchange {
-    return new Exchange(statement, limit, prefixes, undefined, readTimeoutMs, false);
-  }
-
-  /** Only what closes a transaction (or nothing) and the reset: a request whose statements all ran, or failed. */
-  static closing(closing: ClosingStatement | undefined, readTimeoutMs: number): Exchange {
-    return new Exchange(undefined, 0, undefined, closing, readTimeoutMs);
+  /** Only what closes a transaction: a request whose statements all ran, or failed. */
+  static closing(closing: ClosingStatement, readTimeoutMs: number): Exchange {
+    return new Exchange(undefined, 0, readTimeoutMs, { closing });
   }
 
   /**
-   * Queues the exchange and the receivers of what rides behind it (COMMIT/ROLLBACK, the reset) on the client, which is
-   * not in pipeline mode: pg hands each Sync unit's answer to the next receiver in its queue. They go into the
-   * queue directly (pg's Client.query would warn about a second query queued on a busy client), after the checks
-   * Client.query makes.
+   * Queues the exchange and the receiver of the COMMIT/ROLLBACK behind it on the client, which is not in pipeline
+   * mode: pg hands each Sync unit's answer to the next receiver in its queue. They go into the queue directly
+   * (pg's Client.query would warn about a second query queued on a busy client), after the checks Client.query
+   * makes.
    */
   send(client: pg.PoolClient): this {
     const internals = client as unknown as QueueingClient;
     if (!internals._queryable || internals._ending) {
-      const error = new Error('Client has encountered a connection error and is not queryable');
-      this.#answered(error);
-      if (this.#resets) this.#resetDone(error);
+      this.#answered(new Error('Client has encountered a connection error and is not queryable'));
       return this;
     }
     const timer = setTimeout(() => internals.connection.stream.destroy(), this.#readTimeoutMs);
-    if (!this.#resets) {
-      this.#timer = timer;
-      this.writer = this;
-      internals._queryQueue.push(this);
-      internals._pulseQueryQueue();
-      return this;
-    }
-    const answersAlone = this.#statement === undefined && this.#closing === undefined;
-    const reset = new OwnStatementReceiver((error) => {
-      clearTimeout(timer);
-      if (answersAlone) this.#answered(error);
-      this.#resetDone(error);
-    });
-    const closing = this.#closing && new OwnStatementReceiver(this.#answered);
-    // Each Sync unit's receiver in the order its messages go out; the first one pg submits writes them all.
-    (this.#statement ? this : (closing ?? reset)).writer = this;
+    this.#timer = timer;
     const queue = internals._queryQueue;
-    if (this.#statement) queue.push(this);
-    if (closing) queue.push(closing);
-    queue.push(reset);
+    if (this.#statement) {
+      this.writer = this;
+      queue.push(this);
+    }
+    if (this.#closing) {
+      const closing = new OwnStatementReceiver((error) => {
+        clearTimeout(timer);
+        this.#answered(error);
+      });
+      if (!this.#statement) closing.writer = this; // the first receiver pg submits writes every Sync unit
+      queue.push(closing);
+    }
     internals._pulseQueryQueue();
     return this;
   }
 
-  /** The statement (if any), then COMMIT/ROLLBACK (if any) and the reset (if it resets) as simple Queries, in one write. */
+  /** The statement's Sync unit (if any), then COMMIT/ROLLBACK (if any) as a simple Query, in one write. */
   write(wire: PgWire): void {
     wire.stream.cork?.();
     try {
       if (this.#statement) this.#writeStatement(wire, this.#statement);
       if (this.#closing) wire.query(this.#closing);
-      if (this.#resets) wire.query(SESSION_RESET);
     } finally {
       wire.stream.uncork?.();
     }
   }
 
   /**
-   * A simple Query for a text without values and without `;` (what a bare pg server sends), else Parse/Bind/
-   * Describe/Execute behind the prefixes' Parse/Bind/Execute, and one Sync: PostgreSQL itself refuses a text
-   * holding more than one statement there, so the scanner's split is never the only guard, and its grammar
-   * separates statements only by `;`. Should a prefix (the transaction's opening) fail, PostgreSQL skips the
-   * statement up to the Sync.
+   * A simple Query for a lone text without values and without `;` (what a bare pg server sends), else
+   * Parse/Bind/Execute for the reset and each prefix, Parse/Bind/Describe/Execute for the statement, and one Sync:
+   * PostgreSQL itself refuses a text holding more than one statement there, so the scanner's split is never the
+   * only guard, and its grammar separates statements only by `;`. Should the reset or a prefix fail, PostgreSQL
+   * skips the rest up to the Sync.
    */
   #writeStatement(wire: PgWire, { text, values }: PostgresStatement): void {
-    if (this.#prefixes === undefined && values.length === 0 && !text.includes(';')) {
+    if (this.#leadingAnswers === 0 && values.length === 0 && !text.includes(';')) {
       wire.query(text);
       return;
     }
-    for (const prefix of this.#prefixes ?? []) {
-      wire.parse({ text: prefix, name: '' });
-      wire.bind({ portal: '', statement: '', values: [] });
-      wire.execute({ portal: '', rows: 0 });
-    }
+    if (this.#resetsAhead) writeOwn(wire, SESSION_RESET);
+    for (const prefix of this.#prefixes) writeOwn(wire, prefix);
     wire.parse({ text, name: '' });
     wire.bind({ portal: '', statement: '', values, valueMapper: bindValue });
     wire.describe({ type: 'P', name: '' });
@@ -279,7 +258,7 @@ export class Exchange extends Receiver {
 
   /** Rows past the limit are dropped as they arrive: memory stays bounded, the answer is too_many_rows. */
   override handleDataRow(message: { fields: (string | null)[] }): void {
-    if (this.#prefixAnswers > 0) return; // a prefix's row (SELECT 1), sent without a description
+    if (this.#leadingAnswers > 0) return; // a prefix's row (SELECT 1), sent without a description
     const rows = this.#result.rows;
     if (rows.length >= this.#limit) {
       this.#result.truncated = true;
@@ -296,18 +275,31 @@ export class Exchange extends Receiver {
   }
 
   override handleCommandComplete(message: { text: string }): void {
-    if (this.#prefixAnswers > 0) {
-      this.#prefixAnswers--;
+    if (this.#leadingAnswers > 0) {
+      this.#leadingAnswers--;
       return;
     }
     this.#result.rowCount = rowCountOf(message.text);
   }
 
+  /** A server's error ahead of the reset's completion is the reset's own: the session is in a state nobody knows. */
+  override handleError(error: Error): void {
+    const resetFailed = this.#resetsAhead && this.#leadingAnswers === this.#prefixes.length + 1 && !isServerGone(error);
+    super.handleError(resetFailed ? new SessionResetFailed(error) : error);
+  }
+
   /** With COMMIT behind it, a failed statement answers at once (its error) and a passed one once COMMIT passed. */
   protected settle(error: Error | undefined): void {
-    if (!this.#resets) clearTimeout(this.#timer);
+    if (!this.#closing) clearTimeout(this.#timer);
     if (error || !this.#closing) this.#answered(error);
   }
+}
+
+/** One of Tollgate's own statements ahead of the request's, in its Sync unit. */
+function writeOwn(wire: PgWire, text: string): void {
+  wire.parse({ text, name: '' });
+  wire.bind({ portal: '', statement: '', values: [] });
+  wire.execute({ portal: '', rows: 0 });
 }
 
 /** The row count of a command tag (`SELECT 3`, `INSERT 0 1`, `UPDATE 2`), as pg's Result reads it; null without one. */

@@ -51,7 +51,7 @@ export class SqlService {
     const workerUrl = options.workerUrl ?? new URL(`./sql-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
     const databases = new Map<string, SqlEngine>(
       Object.entries(config.databases).map(([name, db]) => {
-        if (db.kind === 'postgres') return [name, new PostgresDatabase({ name, url: db.url, poolMax: db.pool.max, timeoutMs: config.timeoutMs, maxRows: config.maxRows })];
+        if (db.kind === 'postgres') return [name, new PostgresDatabase({ name, url: db.url, poolMax: db.pool.max, idleResetMs: db.pool.idleResetMs, timeoutMs: config.timeoutMs, maxRows: config.maxRows })];
         const file = db.file ? resolve(options.baseDir, db.file) : undefined;
         if (file) ensurePrivateDir(dirname(file));
         const store = file ? new JournaledFileStore(file, { segmentBytes: config.journalSegmentBytes, onEvent: options.onJournalEvent, ...options.journalHooks?.(name) }) : new MemoryStore();
