@@ -191,6 +191,46 @@ describe('the postgres exchange under hostile requests (a throwaway PostgreSQL c
     }
   });
 
+  it("answers the next request on another connection when a request left its session so that the reset fails (1,000 temporary tables and a 1 ms statement_timeout): the statement runs once, the request answers 200", async () => {
+    // idleResetMs: the next request, not the background reset, meets the session the first one left.
+    const sql = await start(1, { databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1, idleResetMs: 60_000 } } } });
+    await sql({ query: 'CREATE TABLE counted(n int)' });
+    const poisoned = await sql({ query: "DO $$ BEGIN FOR i IN 1..1000 LOOP EXECUTE format('CREATE TEMP TABLE scratch%s(x int)', i); END LOOP; PERFORM set_config('statement_timeout', '1', false); END $$" });
+    assert.equal(poisoned.status, 200, JSON.stringify(poisoned.body));
+    const backends = async () => {
+      const admin = new pg.Client({ connectionString: server.url });
+      await admin.connect();
+      try {
+        return (await admin.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'tollgate:main'")).rows.map((row: { pid: number }) => row.pid);
+      } finally {
+        await admin.end();
+      }
+    };
+    const before = await backends();
+    const next = await sql({ query: 'INSERT INTO counted VALUES (1)' });
+    assert.deepEqual([next.status, next.body.affected_rows], [200, 1], JSON.stringify(next.body));
+    assert.deepEqual((await sql({ query: 'SELECT count(*)::int FROM counted' })).body.data, [[1]]);
+    const [poisonedPid] = before;
+    assert.equal(before.length, 1);
+    const deadline = performance.now() + 5_000;
+    while ((await backends()).includes(poisonedPid!)) {
+      assert.ok(performance.now() < deadline, 'the connection whose reset failed is still open after 5 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+
+  it('closes an idle connection whose background reset fails (the same poisoned session), and the next request answers 200 on a new one', async () => {
+    const sql = await start(1, { databases: { main: { kind: 'postgres', url: server.url, pool: { max: 1, idleResetMs: 25 } } } });
+    const pid = (await sql({ query: 'SELECT pg_backend_pid()' })).body.data[0][0];
+    const poisoned = await sql({ query: "DO $$ BEGIN FOR i IN 1..1000 LOOP EXECUTE format('CREATE TEMP TABLE scratch%s(x int)', i); END LOOP; PERFORM set_config('statement_timeout', '1', false); END $$" });
+    assert.equal(poisoned.status, 200, JSON.stringify(poisoned.body));
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the background reset ran, and failed
+    const next = await sql({ query: 'SELECT pg_backend_pid(), current_setting(?)', params: ['statement_timeout'] });
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.notEqual(next.body.data[0][0], pid, 'a new connection');
+    assert.equal(next.body.data[0][1], '2s', "the connection string's statement_timeout (timeoutMs), not the poisoned 1 ms");
+  });
+
   it('drops a connection whose background session reset never gets an answer (a server hung after a request answered) at the read timeout, answers 503 database_unavailable meanwhile, and serves the next request on a new one', async function () {
     this.timeout(15_000);
     const relay = await HangingRelay.start(server.port);

@@ -95,6 +95,19 @@ export class PostgresDatabase implements SqlEngine {
 
   async query(query: string, params: SqlParams | undefined, signal: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
     const statements = this.#statements(query, params);
+    try {
+      return await this.#run(statements, signal, options);
+    } catch (error) {
+      // The reset ahead of the first statement failed, so nothing of this request ran, and that connection is
+      // closed: the request runs once more, on another. A request can leave its session so that the next reset
+      // fails (a 1 ms statement_timeout and many temporary tables to drop); another request must not pay for it.
+      if (!(error instanceof ServiceError && error.cause instanceof SessionResetFailed)) throw error;
+      return await this.#run(statements, signal, options);
+    }
+  }
+
+  /** The request on one pooled connection. */
+  async #run(statements: PostgresStatement[], signal: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
     if (signal?.aborted) throw this.#cancelledError();
     const { limits } = options;
     const client = await this.#connect();
@@ -146,7 +159,7 @@ export class PostgresDatabase implements SqlEngine {
           plan.closing = commitRides ? 'COMMIT' : undefined;
           const result = await new Exchange(statement, this.options.maxRows + 1, readTimeoutMs, plan).send(client).answer;
           answer = this.#answerOf(result, true, budget);
-        } else answer = await this.#run(client, statement, final || limits.allResults, budget, readTimeoutMs, plan);
+        } else answer = await this.#runStatement(client, statement, final || limits.allResults, budget, readTimeoutMs, plan);
         if (limits.allResults) results.push(answer);
       }
       if (!alone && !commitRides) {
@@ -224,7 +237,7 @@ export class PostgresDatabase implements SqlEngine {
   }
 
   /** A statement of a transaction, on its own Sync unit (the reset and its opening ahead of it when they ride). */
-  async #run(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number, plan: ExchangePlan): Promise<StatementResult> {
+  async #runStatement(client: pg.PoolClient, statement: PostgresStatement, answering: boolean, budget: ResultBudget, readTimeoutMs: number, plan: ExchangePlan): Promise<StatementResult> {
     const result = await new Exchange(statement, this.options.maxRows + 1, readTimeoutMs, plan).send(client).answer;
     return this.#answerOf(result, answering, budget);
   }
