@@ -377,7 +377,7 @@ describe('the SQL endpoint on both database kinds (a throwaway PostgreSQL cluste
       }
     });
 
-    it('resets a connection a request left idle in the background after pool.idleResetMs: its advisory lock is released and its setting gone without another request', async () => {
+    it('resets a connection a request left idle in the background after pool.idleResetMs: its advisory lock is released without another request, by one reset sent on its own', async () => {
       const counter = await PgWireCounter.start(server.port);
       try {
         const sql = await start({ databases: { main: { kind: 'postgres', url: `postgres://postgres@127.0.0.1:${counter.port}/postgres`, pool: { max: 1, idleResetMs: 100 } } } });
