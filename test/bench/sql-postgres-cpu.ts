@@ -5,9 +5,8 @@
 //   - the server process's CPU µs per request (utime + stime from /proc, all its threads),
 //   - the PostgreSQL cluster's CPU µs per request (every process of the cluster: postmaster and its children),
 //   - the Query/Sync messages and the round trips per request, counted on the wire by a relay (pg-wire-counter.ts).
-// The relay re-segments PostgreSQL's replies: the reset's reply, a segment of its own on a direct connection (and a
-// bare TCP ACK from the server's read, README "PostgreSQL", session 21), mostly reaches the server in one write with
-// the statement's. Server CPU here therefore leaves that cost out; sql-postgres-bench.ts and perf see it.
+// The relay re-segments PostgreSQL's replies, so per-segment costs on a direct connection (README "PostgreSQL",
+// sessions 21 and 23) are not seen here; sql-postgres-bench.ts and perf see them.
 // `N=5000 ROUNDS=4 node --conditions=tollgate-source --import tsx test/bench/sql-postgres-cpu.ts` (Tollgate runs
 // from its TypeScript source, so no build is needed to try a change). BENCH_BASE=<another checkout> adds that
 // checkout's Tollgate as a third front in the same rounds (before/after under the same contention), e.g.

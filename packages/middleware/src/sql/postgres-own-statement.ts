@@ -1,10 +1,12 @@
 import pg from 'pg';
 
 /**
- * One of Tollgate's own statements (a streamed statement's opening: BEGIN…) as a pg.Query built from its text:
- * pg copies a config object descriptor by descriptor (cloneQueryConfig) on every query, a string it does not.
- * `readTimeoutMs` is pg's client-side read timeout (`query_timeout`, read off the query), which catches a hung
- * server. (COMMIT, ROLLBACK and the reset go out with the request's last exchange: postgres-exchange.ts.)
+ * One of Tollgate's own statements sent alone (a streamed statement's opening: BEGIN…; the session reset of an
+ * idle connection or ahead of that opening) as a pg.Query built from its text: pg copies a config object
+ * descriptor by descriptor (cloneQueryConfig) on every query, a string it does not. `readTimeoutMs` is pg's
+ * client-side read timeout (`query_timeout`, read off the query), which catches a hung server. (Otherwise the
+ * reset and the opening ride ahead of the request's first statement, COMMIT and ROLLBACK behind its last:
+ * postgres-exchange.ts.)
  *
  * @example
  * await sendOwnStatement(client, 'BEGIN READ ONLY; SELECT 1', 7_000);
