@@ -45,7 +45,7 @@ interface Sum {
 
 /**
  * Sums the organization's ledger lines of the last `days` UTC days (today included). The ledger files are
- * streamed (README "Ledger files"); what is held is one sum per day, alias and key. No directory (a store
+ * streamed (README "The memory store's files"); what is held is one sum per day, alias and key. No directory (a store
  * without ledger files) gives empty charts.
  *
  * @example

@@ -1,7 +1,7 @@
 import type { OrganizationConfig } from '../config/index.js';
 import { RING_SLOTS } from './second-ring.js';
 
-/** One limited window as the client is told it on a success (README "Rate-limit headers"). */
+/** One limited window as the client is told it on a success (README "Headers on success"). */
 export interface WindowState {
   limit: number;
   /** What is left of the limit after this request's admission (its token estimate counted). */

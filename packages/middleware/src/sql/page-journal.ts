@@ -71,7 +71,7 @@ export class PageJournal {
   static async open(file: string, options: PageJournalOptions): Promise<{ journal: PageJournal; image: Uint8Array }> {
     const recovered = await recoverDatabase(file);
     const base = await open(file, constants.O_RDWR | constants.O_CREAT, 0o600);
-    // A base file an earlier version made world-readable is narrowed too (README "Files").
+    // A base file an earlier version made world-readable is narrowed too (README "Data files").
     await base.chmod(0o600);
     await base.close();
     if (recovered.segments.length > 0) {

@@ -2,7 +2,7 @@ import { countOrNaN } from './usage-report.js';
 
 /**
  * Where each provider reports prompt tokens served from (or written to) its prompt cache, read in one
- * small function per provider so the usage validation around it composes (README "Prices"):
+ * small function per provider so the usage validation around it composes (README "Cached prompt tokens"):
  *
  * - OpenAI: `prompt_tokens_details.cached_tokens` (chat) / `input_tokens_details.cached_tokens`
  *   (Responses), part of `prompt_tokens` / `input_tokens`; no cache-write count.

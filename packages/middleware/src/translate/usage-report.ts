@@ -63,7 +63,7 @@ export function checkedUsage<Seen extends UsageSeen>(seen: Seen): Seen | UsageSe
   if (!seen.reported) return seen;
   if (tokenCount(seen.inputTokens) !== undefined && tokenCount(seen.outputTokens) !== undefined && optionalCount(seen.cachedInputTokens) && optionalCount(seen.cacheWriteTokens)) return seen;
   // A bad cache count rejects the whole report, like a bad prompt count: the cache parts are parts of the
-  // prompt, so a report that cannot say them cannot be trusted to bill the prompt either (README "Prices").
+  // prompt, so a report that cannot say them cannot be trusted to bill the prompt either (README "Cached prompt tokens").
   return {
     inputTokens: 0,
     outputTokens: 0,

@@ -49,7 +49,7 @@ export function chatUsageOfConverse(usage: ConverseUsage): ChatUsage {
   return chat;
 }
 
-/** What the meter bills for a Converse usage report (cache reads and writes as parts of the prompt, README "Prices"). */
+/** What the meter bills for a Converse usage report (cache reads and writes as parts of the prompt, README "Cached prompt tokens"). */
 export function seenUsageOfConverse(usage: ConverseUsage | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
   const chat = chatUsageOfConverse(usage);
