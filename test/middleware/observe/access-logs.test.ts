@@ -61,6 +61,39 @@ describe('structured logs', () => {
     }
   });
 
+  it('names the organization and key id of every authenticated request on its access line: SQL, the model list, a refused body', async () => {
+    const openaiFake = await startFakeOpenAI();
+    const anthropicFake = await startFakeAnthropic();
+    const out = capture();
+    const gateway = await startGateway(gatewayConfig({ openai: openaiFake, anthropic: anthropicFake }), { logger: jsonLogger(out.destination) });
+    try {
+      const auth = { authorization: `Bearer ${TEST_KEY}` };
+      const answered = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'hello' }] }, auth);
+      const sql = await postJson(`${gateway.url}/api/sql/query`, { query: 'SELECT 1 AS one' }, auth);
+      const list = await fetch(`${gateway.url}/v1/models`, { headers: auth });
+      await list.text();
+      const refusedBody = await postJson(`${gateway.url}/v1/chat/completions`, { model: 'gpt' }, auth);
+      const unknownKey = await postJson(`${gateway.url}/api/sql/query`, { query: 'SELECT 1' }, { authorization: 'Bearer tg-unknown-key-0001-0123456789abcdef' });
+      assert.deepEqual([answered.status, sql.status, list.status, refusedBody.status, unknownKey.status], [200, 200, 200, 422, 401]);
+
+      const access = out.lines.map((line) => JSON.parse(line) as { msg: string; access?: Record<string, unknown> }).filter((record) => record.msg === 'request').map((record) => record.access!);
+      const lineOf = (response: { headers: Headers }) => access.find((line) => line.requestId === response.headers.get('x-request-id'))!;
+      const keyId = lineOf(answered).keyId;
+      assert.equal(typeof keyId, 'string');
+      assert.notEqual(keyId, 'none');
+      for (const [name, response] of [['SQL', sql], ['model list', list], ['refused body', refusedBody]] as const) {
+        const line = lineOf(response);
+        assert.ok(line, `${name}: no access line`);
+        assert.deepEqual({ org: line.org, keyId: line.keyId }, { org: 'acme', keyId }, name);
+      }
+      assert.deepEqual({ org: lineOf(unknownKey).org, keyId: lineOf(unknownKey).keyId }, { org: 'none', keyId: 'none' });
+    } finally {
+      await gateway.close();
+      await openaiFake.close();
+      await anthropicFake.close();
+    }
+  });
+
   it('scrubs every configured secret from messages and errors before any logger sees them', () => {
     const config = parseConfig(
       {

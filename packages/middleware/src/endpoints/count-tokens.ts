@@ -22,7 +22,8 @@ import { upstreamCallOf, upstreamServiceError, withRouteRetries } from './upstre
 export async function countTokens(ctx: RequestContext): Promise<void> {
   const { runtime } = ctx;
   // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
-  await authenticate(ctx.req, await runtime.keyRing(), 'models');
+  const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
+  ctx.observation?.identify(principal);
   const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
   const body = parseBody(countTokensBody, raw);
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');

@@ -80,8 +80,6 @@ async function runOnce(call: ModelCall, cancel: CancelSignal): Promise<void> {
   const meter = new Meter(call);
   const observation = call.ctx.observation;
   if (observation) {
-    observation.org = call.principal.org;
-    observation.keyId = call.principal.keyId;
     observation.alias = call.model.alias;
     observation.stream = call.body.stream === true;
     observation.step('resolved');

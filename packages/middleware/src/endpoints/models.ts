@@ -10,7 +10,8 @@ const CREATED = 1_700_000_000;
  * routable right now (they answer `model_not_configured`, contract §7.1). Raw provider ids never appear.
  */
 export async function listModels(ctx: RequestContext): Promise<void> {
-  await authenticate(ctx.req, await ctx.runtime.keyRing(), 'models');
+  const principal = await authenticate(ctx.req, await ctx.runtime.keyRing(), 'models');
+  ctx.observation?.identify(principal);
   const data = ctx.runtime.gateway.catalog.aliases().map(({ alias }) => ({ id: alias, object: 'model', created: CREATED, owned_by: 'tollgate' }));
   sendJson(ctx.res, 200, { object: 'list', data });
 }

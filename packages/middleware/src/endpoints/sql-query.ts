@@ -66,6 +66,7 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const keys = await runtime.keyRing();
   const authenticated = sqlConfig.auth ? authenticate(ctx.req, keys, sqlScopes) : undefined;
   const principal = authenticated instanceof Promise ? await authenticated : authenticated;
+  if (principal) ctx.observation?.identify(principal);
   const caller: SqlCaller | undefined = principal && { org: principal.org, readOnlyScope: !principal.scopes.includes('sql') };
   const options = { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody };
   const now = readJsonBodyNow(ctx.req, options);

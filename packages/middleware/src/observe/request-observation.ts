@@ -44,6 +44,15 @@ export class RequestObservation {
     return performance.now() - this.startedAt;
   }
 
+  /**
+   * The caller, once its key is known: every authenticated request's access line and span name its organization
+   * and key id, also when it is refused later (a bad body, a limit) or is no model call (SQL, the model list).
+   */
+  identify(caller: { org: string; keyId: string }): void {
+    this.org = caller.org;
+    this.keyId = caller.keyId;
+  }
+
   markFirstByte(): void {
     if (this.firstByteMs < 0) this.firstByteMs = this.elapsedMs();
   }
