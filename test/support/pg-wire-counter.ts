@@ -38,13 +38,13 @@ export class PgWireCounter {
     this.#sockets.add(client).add(upstream);
     client.setNoDelay(true);
     upstream.setNoDelay(true);
-    const frontend = new FrontendMessages((type, body) => {
+    const frontend = new PgMessages(true, (type, body) => {
       if (type === 'Q' || type === 'S') this.counts.syncs++;
       if (type === 'P') this.counts.parses++;
       if (textOf(type, body) === 'DISCARD ALL') this.counts.resets++;
     });
     let started = false; // the ReadyForQuery that ends the connection's startup answers no Query or Sync
-    const backend = new BackendMessages((type) => {
+    const backend = new PgMessages(false, (type) => {
       if (type !== 'Z') return;
       if (started) this.counts.answers++;
       started = true;
@@ -77,39 +77,35 @@ export class PgWireCounter {
   }
 }
 
-/** Splits the frontend's byte stream into messages: a startup packet (length first), then type byte + length. */
-class FrontendMessages {
-  started = false;
+/**
+ * Splits one direction's byte stream into messages: type byte + length. The frontend's stream opens with a
+ * startup packet (length first, no type), which is skipped.
+ */
+class PgMessages {
+  #awaitingStartup: boolean;
   #pending: Buffer = Buffer.alloc(0);
 
-  constructor(private readonly onMessage: (type: string, body: Buffer) => void) {}
+  constructor(
+    opensWithStartup: boolean,
+    private readonly onMessage: (type: string, body: Buffer) => void,
+  ) {
+    this.#awaitingStartup = opensWithStartup;
+  }
+
+  /** Past the startup packet (at once for a stream without one). */
+  get started(): boolean {
+    return !this.#awaitingStartup;
+  }
 
   push(chunk: Buffer): void {
     this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
     for (;;) {
-      const header = this.started ? 5 : 4;
-      if (this.#pending.length < header) return;
-      const length = this.#pending.readUInt32BE(this.started ? 1 : 0) + (this.started ? 1 : 0);
+      const typed = !this.#awaitingStartup;
+      if (this.#pending.length < (typed ? 5 : 4)) return;
+      const length = typed ? this.#pending.readUInt32BE(1) + 1 : this.#pending.readUInt32BE(0);
       if (this.#pending.length < length) return;
-      if (this.started) this.onMessage(String.fromCharCode(this.#pending[0]!), this.#pending.subarray(5, length));
-      else this.started = true;
-      this.#pending = this.#pending.subarray(length);
-    }
-  }
-}
-
-/** Splits PostgreSQL's byte stream into messages: type byte + length, from the first byte on. */
-class BackendMessages {
-  #pending: Buffer = Buffer.alloc(0);
-
-  constructor(private readonly onMessage: (type: string) => void) {}
-
-  push(chunk: Buffer): void {
-    this.#pending = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
-    while (this.#pending.length >= 5) {
-      const length = this.#pending.readUInt32BE(1) + 1;
-      if (this.#pending.length < length) return;
-      this.onMessage(String.fromCharCode(this.#pending[0]!));
+      if (typed) this.onMessage(String.fromCharCode(this.#pending[0]!), this.#pending.subarray(5, length));
+      else this.#awaitingStartup = false;
       this.#pending = this.#pending.subarray(length);
     }
   }
