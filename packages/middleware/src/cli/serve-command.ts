@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import connect from 'connect';
 import { readConfigFile, type ConfigInput } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
@@ -17,7 +17,7 @@ export function registerServeCommand(program: Command): void {
     .description('serve Tollgate over HTTP (the embedded default when no config file is given)')
     .option('-c, --config <file>', 'JSON config file')
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('-p, --port <port>', 'port to listen on', (value) => Number.parseInt(value, 10), 8787)
+    .option('-p, --port <port>', 'port to listen on', portArgument, 8787)
     .option('--data <dir>', 'directory of the embedded default', 'data')
     .addOption(new Option('--log-format <format>', 'operational and access log lines: JSON lines (pino) or human-readable').choices(['json', 'pretty']).default('pretty'))
     .action(async (options: { config?: string; host: string; port: number; data: string; logFormat: 'json' | 'pretty' }) => {
@@ -38,7 +38,17 @@ export function registerServeCommand(program: Command): void {
       const app = connect();
       app.use(gate);
       const server = createServer(app);
-      await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(options.port, options.host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }).catch(async (error: NodeJS.ErrnoException) => {
+        await gate.close();
+        const why = error.code === 'EADDRINUSE' ? 'is in use by another process' : error.code === 'EACCES' ? 'needs privileges this process lacks' : `failed (${error.message})`;
+        throw new StartError(`Cannot listen on ${options.host}:${options.port}: the address ${why}`);
+      });
       const { port } = server.address() as AddressInfo;
       const base = `http://${options.host}:${port}`;
       logger.info(`Tollgate listening on ${base}`);
@@ -58,4 +68,15 @@ export function registerServeCommand(program: Command): void {
       process.once('SIGINT', shutdown);
       process.once('SIGTERM', shutdown);
     });
+}
+
+/** A start-up failure of the environment (a port in use): one message, no stack trace. */
+export class StartError extends Error {
+  override readonly name = 'StartError';
+}
+
+function portArgument(value: string): number {
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value) || port > 65_535) throw new InvalidArgumentError('a port is a whole number from 0 to 65535.');
+  return port;
 }

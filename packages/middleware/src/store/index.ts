@@ -7,3 +7,4 @@ export { StoreOwner, StoreInUseError, type StoreRole } from './store-owner.js';
 export { RemoteAdmin } from './remote-admin.js';
 export { LedgerFiles, readLedger, type LedgerFilesOptions } from './ledger-files.js';
 export { ledgerDirectoryOf } from './store-files.js';
+export { StoreDamagedError } from './store-snapshot.js';

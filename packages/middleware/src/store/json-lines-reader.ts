@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { StoreDamagedError } from './store-snapshot.js';
 
 /** The records of the complete lines read so far, and how many bytes those lines take from the file's start. */
 export interface JsonLinesChunk {
@@ -66,6 +67,6 @@ function parseLine(text: string, file: string, line: number): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new Error(`${file}: line ${line} is not JSON (${JSON.stringify(text.slice(0, 80))}); the file is damaged`);
+    throw new StoreDamagedError(`${file}: line ${line} is not JSON (${JSON.stringify(text.slice(0, 80))}); the file is damaged`);
   }
 }

@@ -8,7 +8,7 @@ import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { readJsonLines } from './json-lines-reader.js';
 import { archivedLedgerFileName, LedgerFiles } from './ledger-files.js';
 import { ensurePrivateDirectory, removeTemporaryFiles, syncDirectory, writeFileAtomic } from '../files/index.js';
-import { parseSnapshot, serializeSnapshot, storeFileKind, type SnapshotState } from './store-snapshot.js';
+import { parseSnapshot, serializeSnapshot, StoreDamagedError, storeFileKind, type SnapshotState } from './store-snapshot.js';
 
 export interface StoreFilesOptions {
   /** The store file (`store.file`): the snapshot; the journal and the ledger directory sit beside it. */
@@ -88,11 +88,13 @@ export class StoreFiles {
     await removeTemporaryFiles(file);
     const ledgerDir = ledgerDirectoryOf(file);
     let first: number;
-    if ((await storeFileKind(file)) === 'snapshot') {
+    const kind = await storeFileKind(file);
+    if (kind === 'snapshot') {
       const snapshot = parseSnapshot(file, await readFile(file, 'utf8'));
       state.restore(snapshot);
       first = snapshot.journal;
     } else {
+      await refuseLostSnapshot(file, kind, ledgerDir);
       first = await migrate(options, state, ledgerDir);
     }
 
@@ -243,6 +245,22 @@ async function journalGenerations(file: string): Promise<number[]> {
  * directory), from one a killed migration already moved there, or from nothing (a new store). Answers the
  * first journal generation after it.
  */
+/**
+ * A store file that is not a snapshot is a fresh start or an old-format journal to migrate, unless it is damaged
+ * or the store has history beside it: journal generations (written only after a snapshot) or ledger files. Then
+ * the snapshot was lost (cut short, zero-filled, emptied, deleted), and starting over would reset every wallet
+ * and forget created keys and revocations — a revoked key would work again. Refused, nothing changed.
+ */
+async function refuseLostSnapshot(file: string, kind: 'journal' | 'missing' | 'damaged', ledgerDir: string): Promise<void> {
+  if (kind === 'damaged') throw new StoreDamagedError(`${file} is damaged: it is neither a Tollgate snapshot nor an old-format journal. Restore ${basename(file)} from a backup; nothing was changed`);
+  const generations = await journalGenerations(file);
+  const ledgerFiles = (await readdir(ledgerDir).catch(() => [] as string[])).filter((name) => name.endsWith('.jsonl') && name !== MIGRATED_JOURNAL);
+  const history = generations.length > 0 ? basename(journalPath(file, generations.at(-1)!)) : ledgerFiles.length > 0 ? `${basename(ledgerDir)}/${ledgerFiles.at(-1)}` : undefined;
+  if (history === undefined) return;
+  const what = kind === 'missing' ? 'is missing' : 'is empty or an old-format journal';
+  throw new StoreDamagedError(`${file} ${what}, but the store has history beside it (${history}), so its snapshot was lost. Restore ${basename(file)} from a backup; nothing was changed`);
+}
+
 async function migrate(options: StoreFilesOptions, state: DurableState, ledgerDir: string): Promise<number> {
   const { file } = options;
   const moved = join(ledgerDir, MIGRATED_JOURNAL);

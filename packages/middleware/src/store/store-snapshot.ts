@@ -54,23 +54,29 @@ export function serializeSnapshot(journal: number, at: number, state: SnapshotSt
   return `${JSON.stringify(snapshot)}\n`;
 }
 
+/** A store file that cannot be what it should (cut short, overwritten): start-up refuses it with this message. */
+export class StoreDamagedError extends Error {
+  override readonly name = 'StoreDamagedError';
+}
+
 export function parseSnapshot(file: string, text: string): StoreSnapshot {
   let json: unknown;
   try {
     json = JSON.parse(text) as unknown;
   } catch {
-    throw new Error(`${file} is not a readable Tollgate snapshot (not JSON); the file is damaged`);
+    throw new StoreDamagedError(`${file} is not a readable Tollgate snapshot (not JSON); the file is damaged`);
   }
   const parsed = snapshotSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${file} is not a readable Tollgate snapshot: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+  if (!parsed.success) throw new StoreDamagedError(`${file} is not a readable Tollgate snapshot: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
   return parsed.data;
 }
 
 /**
- * What the store file holds: a snapshot, an old-format journal (JSON lines of records, the store's only
- * file before snapshots; also an empty file), or nothing yet.
+ * What the store file holds: a snapshot, an old-format journal (JSON lines of records, the store's only file
+ * before snapshots; also an empty file), nothing yet, or anything else: a damaged file (cut short inside the
+ * snapshot's header, zero-filled, overwritten), never to be taken for a journal.
  */
-export async function storeFileKind(file: string): Promise<'snapshot' | 'journal' | 'missing'> {
+export async function storeFileKind(file: string): Promise<'snapshot' | 'journal' | 'missing' | 'damaged'> {
   let handle;
   try {
     handle = await open(file, 'r');
@@ -81,7 +87,10 @@ export async function storeFileKind(file: string): Promise<'snapshot' | 'journal
   try {
     const head = Buffer.alloc(64);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
-    return head.toString('utf8', 0, bytesRead).startsWith(`{"format":"${FORMAT}"`) ? 'snapshot' : 'journal';
+    const text = head.toString('utf8', 0, bytesRead);
+    if (text.startsWith(`{"format":"${FORMAT}"`)) return 'snapshot';
+    // The old store wrote each record as JSON.stringify of an object whose first field is its type, `t`.
+    return bytesRead === 0 || text.startsWith('{"t":"') ? 'journal' : 'damaged';
   } finally {
     await handle.close();
   }
