@@ -24,7 +24,7 @@ export interface MessagesWireUsage {
 export interface MessagesStreamEvent {
   type?: unknown;
   message?: { usage?: MessagesWireUsage | null } | null;
-  delta?: { type?: string; text?: string; partial_json?: string } | null;
+  delta?: { type?: string; text?: string; partial_json?: string; thinking?: string } | null;
   usage?: Partial<MessagesWireUsage> | null;
 }
 

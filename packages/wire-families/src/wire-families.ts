@@ -50,7 +50,7 @@ export function endsResponsesStream(event: { type?: unknown }): boolean {
 }
 
 type ChatAnswer = { choices?: { message?: { content?: string | null; tool_calls?: { function: { arguments: string } }[] } }[] };
-type MessagesAnswer = { content?: { text?: string; input?: unknown }[] };
+type MessagesAnswer = { content?: { text?: string; thinking?: string; input?: unknown }[] };
 type ResponsesAnswer = { output?: { content?: { text?: string }[]; arguments?: string }[] };
 
 const chat: WireFamily<ChatStreamChunk, ChatWireUsage, ChatAnswer> = {
@@ -73,11 +73,12 @@ const chat: WireFamily<ChatStreamChunk, ChatWireUsage, ChatAnswer> = {
 
 const messages: WireFamily<MessagesStreamEvent, Partial<MessagesWireUsage>, MessagesAnswer> = {
   textOf: (event) => (event.type === 'content_block_delta' && event.delta?.type === 'text_delta' ? (event.delta.text ?? '') : ''),
-  generatedTextOf: (event) => (event.type === 'content_block_delta' ? (event.delta?.text ?? event.delta?.partial_json ?? '') : ''),
+  // Extended thinking is output too (Anthropic bills it as output tokens), so a cut stream bills what it relayed of it.
+  generatedTextOf: (event) => (event.type === 'content_block_delta' ? (event.delta?.text ?? event.delta?.partial_json ?? event.delta?.thinking ?? '') : ''),
   isNormalEnd: endsMessagesStream,
   // message_start carries the first counts, message_delta revises them (its fields may be partial).
   usageOf: (event) => (event.type === 'message_start' ? (event.message?.usage ?? undefined) : event.type === 'message_delta' ? (event.usage ?? undefined) : undefined),
-  answerTextOf: (answer) => (answer.content ?? []).map((block) => block.text ?? JSON.stringify(block.input ?? '')).join(''),
+  answerTextOf: (answer) => (answer.content ?? []).map((block) => block.text ?? block.thinking ?? JSON.stringify(block.input ?? '')).join(''),
 };
 
 const responses: WireFamily<ResponsesStreamEvent, ResponsesWireUsage, ResponsesAnswer> = {

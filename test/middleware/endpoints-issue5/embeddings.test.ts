@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { postJson, startGateway } from '../../support/gateway.js';
 import { TEST_KEY, startIssue5Stack, type Issue5Stack } from './issue5-stack.js';
@@ -74,25 +72,24 @@ describe('POST /v1/embeddings', () => {
 });
 
 describe('POST /v1/embeddings internal errors', () => {
-  let upstream: Server;
-  afterEach(() => new Promise((resolve) => upstream.close(resolve)));
-
   it('answers an error object with type internal_error when the answer cannot be built (contract §2.3 exception)', async () => {
-    // A Gemini that answers 200 with a body of the wrong shape: nothing the gateway can translate.
-    upstream = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"embeddings":"not a list"}'));
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1beta`;
+    // A gateway fault, not the provider's: the clock breaks once the gateway is up, so admission throws a plain
+    // Error. (A provider's 2xx of the wrong shape was the trigger until it became the provider's failure: 502.)
+    let clockBroken = false;
+    const clock = { now: () => (clockBroken ? assert.fail('the clock broke') : Date.now()) };
     const gateway = await startGateway(
       {
         defaultCatalog: false,
         keys: [{ key: TEST_KEY, org: 'acme' }],
-        organizations: { acme: { wallet: 10 } },
-        providers: { google: { kind: 'gemini', baseUrl, apiKey: 'k', maxRetries: 0 } },
+        organizations: { acme: { wallet: 10, limits: { rpm: 100 } } },
+        providers: { google: { kind: 'gemini', baseUrl: 'http://127.0.0.1:9/v1beta', apiKey: 'k', maxRetries: 0 } },
         models: { 'gemini-embed': { kind: 'embedding', routes: [{ provider: 'google', model: 'gemini-embedding-001' }] } },
       },
-      { logger: { info() {}, error() {} } },
+      { logger: { info() {}, error() {} }, clock },
     );
     try {
+      await gateway.gate.ready();
+      clockBroken = true;
       const response = await postJson(`${gateway.url}/v1/embeddings`, { model: 'gemini-embed', input: 'x' }, { authorization: `Bearer ${TEST_KEY}` });
       assert.equal(response.status, 500);
       assert.equal(response.body.error.type, 'internal_error');

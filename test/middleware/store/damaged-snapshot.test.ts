@@ -25,7 +25,7 @@ describe('memory store start-up with a lost snapshot', () => {
   async function start() {
     const { config } = parseConfig({ keys: [{ key: KEY, org: 'acme', id: 'app' }], organizations: { acme: { wallet: 10 } }, store: { kind: 'memory', file: 'state.json', snapshotAfterBytes: 4096 } }, {});
     const keys = KeyRing.fromConfig(config.keys);
-    return { ...(await createPolicy({ config, keys, clock: new TestClock(), baseDir: dir, logger: { info() {}, error() {} } })), keys };
+    return { ...(await createPolicy({ config, keys, clock: new TestClock(), baseDir: dir, logger: { error() {} } })), keys };
   }
 
   /** Top-ups past a snapshot, a created and a revoked key: the state a lost snapshot would take with it. */

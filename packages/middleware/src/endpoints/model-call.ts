@@ -9,7 +9,7 @@ import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, t
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
 import { countTokens, estimateInputTokens } from '../tokenize/index.js';
 import { answerTextOf } from '../translate/index.js';
-import { UpstreamFailure, type EventSink, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
+import { UpstreamFailure, type EventSink, type UpstreamBody, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
 import type { RequestContext } from './request-context.js';
 import { addRateLimitHeaders, COST_HEADER, usdOfMicros } from './success-headers.js';
@@ -164,24 +164,32 @@ function admissionRequest(call: ModelCall, primary: RouteRequest, estimatedInput
   const { config, alias } = call.model;
   const { codec } = primary.plan;
   const body = primary.body as Record<string, unknown>;
-  // A protocol with no output budget (embeddings) reserves no output tokens.
-  let maxOutputTokens = codec.outputLimitFields.length === 0 ? 0 : (config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET);
-  for (const field of codec.outputLimitFields) {
-    const value = body[field];
-    if (typeof value === 'number') {
-      maxOutputTokens = value;
-      break;
-    }
-  }
   return {
     principal: call.principal,
     alias,
     billing: config.billing,
     price: config.price,
     estimatedInputTokens,
-    maxOutputTokens,
+    maxOutputTokens: outputBudget(codec.outputLimitFields, config.maxOutputTokens, body),
     requestId: call.ctx.requestId,
   };
+}
+
+/**
+ * The most output tokens the request may produce, which its reservation holds (README "Reservations"): the largest
+ * output limit the client set — a route may send either of two (Anthropic and Gemini send `max_completion_tokens`
+ * before `max_tokens`) — else the alias's, times its `n` choices (each has the whole budget). A protocol with no
+ * output budget (embeddings) reserves none.
+ */
+function outputBudget(fields: readonly string[], aliasBudget: number | undefined, body: Record<string, unknown>): number {
+  if (fields.length === 0) return 0;
+  let budget: number | undefined;
+  for (const field of fields) {
+    const value = body[field];
+    if (typeof value === 'number' && (budget === undefined || value > budget)) budget = value;
+  }
+  const choices = typeof body.n === 'number' && body.n > 1 ? body.n : 1;
+  return (budget ?? aliasBudget ?? DEFAULT_OUTPUT_BUDGET) * choices;
 }
 
 /**
@@ -385,7 +393,14 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
   const limits = { maxEventBytes: relay.maxAnswerBytes, maxStreamBytes: relay.maxStreamBytes };
   observation?.metrics?.openStreams.inc();
   try {
-    await response.body.relay(plan.framing, limits, response.secrets, new TranslatedEvents(writer, translator, observation));
+    const events = new TranslatedEvents(writer, translator, observation, response.body);
+    try {
+      await response.body.relay(plan.framing, limits, response.secrets, events);
+    } catch (error) {
+      if (!events.cutAfterLastEvent) throw error;
+    } finally {
+      events.close();
+    }
     const closing = translator.end();
     meter.record(translator.usage(), translator.text(), true);
     // The charge is durable before the client sees the stream's normal end.
@@ -410,12 +425,24 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
   }
 }
 
+/**
+ * How long a provider may hold its stream open after its last event (StreamTranslator.ended) before the relay stops
+ * reading it and ends the client's stream: long enough that a well-behaved connection ends by itself and stays
+ * reusable, short enough that a client is not held for the attempt's whole deadline.
+ */
+const AFTER_LAST_EVENT_MS = 1000;
+
 /** Upstream events → the client: translated and written as they come; false once the client's buffer is full. */
 class TranslatedEvents implements EventSink<UpstreamEvent> {
+  #afterLastEvent: NodeJS.Timeout | undefined;
+  /** The upstream body was cut because it stayed open past AFTER_LAST_EVENT_MS after its last event. */
+  cutAfterLastEvent = false;
+
   constructor(
     private readonly writer: SseWriter,
     private readonly translator: StreamTranslator,
     private readonly observation: RequestObservation | undefined,
+    private readonly body: UpstreamBody,
   ) {}
 
   push(event: UpstreamEvent): boolean {
@@ -424,7 +451,17 @@ class TranslatedEvents implements EventSink<UpstreamEvent> {
       ready = this.writer.write(data, name) && ready;
       this.observation?.markFirstByte();
     }
+    if (this.translator.ended && this.#afterLastEvent === undefined) this.#afterLastEvent = setTimeout(() => this.#cut(), AFTER_LAST_EVENT_MS);
     return ready;
+  }
+
+  close(): void {
+    clearTimeout(this.#afterLastEvent);
+  }
+
+  #cut(): void {
+    this.cutAfterLastEvent = true;
+    this.body.destroy();
   }
 
   drained(): Promise<void> {

@@ -31,6 +31,10 @@ export class ChatPivotStream implements StreamTranslator {
     return named(this.encoder.finish(), closing);
   }
 
+  get ended(): boolean | undefined {
+    return this.chat.ended;
+  }
+
   usage(): SeenUsage {
     return this.chat.usage();
   }

@@ -25,6 +25,13 @@ export interface StreamTranslator {
   usage(): SeenUsage;
   /** Text sent to the client so far, for metering when the provider reports no usage. */
   text(): string;
+  /**
+   * The upstream sent its last event (OpenAI's `[DONE]`, Responses' `response.completed`, Anthropic's
+   * `message_stop`): nothing after it belongs to the answer, so the relay need not wait for a provider that keeps
+   * its connection open (model-call.ts AFTER_LAST_EVENT_MS). Undefined for formats without one (Gemini's stream ends
+   * with its connection).
+   */
+  readonly ended?: boolean;
 }
 
 export interface RouteTarget {

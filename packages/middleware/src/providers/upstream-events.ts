@@ -49,7 +49,7 @@ export const openaiChatChunk: EventShape<ChatChunkEvent> = {
 const messagesEventSchema = z.looseObject({
   type: z.string(),
   message: z.looseObject({ usage: looseUsage }).optional(),
-  delta: z.looseObject({ type: z.string().optional(), text: z.string().optional(), partial_json: z.string().optional(), stop_reason: z.string().nullish() }).optional(),
+  delta: z.looseObject({ type: z.string().optional(), text: z.string().optional(), partial_json: z.string().optional(), thinking: z.string().optional(), stop_reason: z.string().nullish() }).optional(),
   usage: looseUsage,
   index: z.number().optional(),
 });
@@ -59,7 +59,7 @@ export type MessagesEventData = z.infer<typeof messagesEventSchema>;
 
 function isMessagesDelta(delta: unknown): boolean {
   if (delta === undefined) return true;
-  return isObject(delta) && (delta.type === undefined || typeof delta.type === 'string') && (delta.text === undefined || typeof delta.text === 'string') && (delta.partial_json === undefined || typeof delta.partial_json === 'string') && isOptionalString(delta.stop_reason);
+  return isObject(delta) && (delta.type === undefined || typeof delta.type === 'string') && (delta.text === undefined || typeof delta.text === 'string') && (delta.partial_json === undefined || typeof delta.partial_json === 'string') && (delta.thinking === undefined || typeof delta.thinking === 'string') && isOptionalString(delta.stop_reason);
 }
 
 export const anthropicMessagesEvent: EventShape<MessagesEventData> = {

@@ -1,5 +1,7 @@
 import type { ClientEvent, Codec, SeenUsage, StreamTranslator } from './codec.js';
 import { checkedUsage } from '../translate/index.js';
+import { ServiceError } from '../errors/index.js';
+import { UpstreamFailure } from '../upstream/index.js';
 
 /**
  * The codec with every usage it reports passed through checkedUsage: the one boundary where any
@@ -15,8 +17,16 @@ export function usageCheckedCodec(codec: Codec): Codec {
     upstreamPath: (target, stream) => codec.upstreamPath(target, stream),
     request: (body, target, clientHeaders) => codec.request(body, target, clientHeaders),
     response(upstream, target, clientBody) {
-      const { body, usage } = codec.response(upstream, target, clientBody);
-      return { body, usage: checkedUsage(usage) };
+      let answer: { body: unknown; usage: SeenUsage };
+      try {
+        answer = codec.response(upstream, target, clientBody);
+      } catch (error) {
+        // A 2xx body the translation cannot read (`{}`, `null`, an error object) is an unreadable answer, as one
+        // that is not JSON (upstream-client.ts): retried, then 502, never an internal error.
+        if (error instanceof ServiceError || error instanceof UpstreamFailure) throw error;
+        throw new UpstreamFailure('Upstream provider sent an answer of an unexpected shape', { cause: error });
+      }
+      return { body: answer.body, usage: checkedUsage(answer.usage) };
     },
     stream: (target, clientBody, promptTokens) => new UsageCheckedStream(codec.stream(target, clientBody, promptTokens)),
   };
@@ -39,5 +49,9 @@ class UsageCheckedStream implements StreamTranslator {
 
   text(): string {
     return this.inner.text();
+  }
+
+  get ended(): boolean | undefined {
+    return this.inner.ended;
   }
 }

@@ -1,3 +1,4 @@
+import { validationError } from '../errors/index.js';
 import { toImageDataUrl } from './image-data-url.js';
 import { responseFormatFromMessages } from './structured-output.js';
 import type { AnthropicBlock, ChatContentPart, ChatMessage, ChatRequest, Json, MessagesRequest } from './wire-types.js';
@@ -15,7 +16,7 @@ export function messagesToChatRequest(request: MessagesRequest, upstreamModel: s
   const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((block) => block.text).join('\n\n');
   if (system) messages.push({ role: 'system', content: system });
   // `?? []`: a stream decoder may be built from a body that only asks for the stream's options.
-  for (const message of request.messages ?? []) messages.push(...toChatMessages(message.role, message.content));
+  (request.messages ?? []).forEach((message, index) => messages.push(...toChatMessages(message.role, message.content, index)));
 
   const chat: ChatRequest = { model: upstreamModel, messages, max_tokens: request.max_tokens };
   for (const name of ['temperature', 'top_p', 'top_k', 'stream']) if (request[name] !== undefined) chat[name] = request[name];
@@ -33,8 +34,9 @@ export function messagesToChatRequest(request: MessagesRequest, upstreamModel: s
   return chat;
 }
 
-function toChatMessages(role: 'user' | 'assistant', content: string | AnthropicBlock[]): ChatMessage[] {
+function toChatMessages(role: 'user' | 'assistant', content: string | AnthropicBlock[], index: number): ChatMessage[] {
   if (typeof content === 'string') return [{ role, content }];
+  content.forEach((block, blockIndex) => checkBlock(block, ['body', 'messages', index, 'content', blockIndex]));
   if (role === 'assistant') {
     const text = content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
     const toolCalls = content
@@ -50,6 +52,23 @@ function toChatMessages(role: 'user' | 'assistant', content: string | AnthropicB
     .map((b) => ({ role: 'tool', tool_call_id: b.tool_use_id, content: blockText(b.content) }));
   const parts = content.filter((b) => b.type !== 'tool_result').map(toChatPart).filter((p): p is ChatContentPart => p !== undefined);
   return parts.length > 0 ? [...results, { role: 'user', content: parts }] : results;
+}
+
+/**
+ * The fields the translation reads, checked before it reads them (the schema's blocks are loose): an image's
+ * `source` must be an object, a tool_result's `content` a string or an array of blocks. Anything else is the
+ * client's error (422), never a crash (500).
+ */
+function checkBlock(block: AnthropicBlock, loc: (string | number)[]): void {
+  if (block.type === 'image') {
+    const source = (block as { source?: unknown }).source;
+    if (typeof source !== 'object' || source === null || Array.isArray(source)) throw validationError([...loc, 'source'], 'Invalid input: an image block needs a source object', source ?? null, 'model_type');
+  }
+  if (block.type === 'tool_result') {
+    const content = (block as { content?: unknown }).content;
+    const isBlocks = Array.isArray(content) && content.every((b) => typeof b === 'object' && b !== null && !Array.isArray(b));
+    if (content !== undefined && typeof content !== 'string' && !isBlocks) throw validationError([...loc, 'content'], 'Invalid input: a tool_result content must be a string or an array of content blocks', content, 'union_type');
+  }
 }
 
 function toChatPart(block: AnthropicBlock): ChatContentPart | undefined {

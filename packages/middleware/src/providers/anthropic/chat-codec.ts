@@ -50,6 +50,11 @@ class MessagesToChatTranslator implements StreamTranslator {
     return chunks.map((chunk) => ({ data: chunk }));
   }
 
+  /** message_stop came: Anthropic's last event (StreamTranslator.ended). */
+  get ended(): boolean {
+    return this.#stopped;
+  }
+
   end(): ClientEvent[] {
     if (!this.#stopped) throw new IncompleteStream('upstream messages stream ended without message_stop');
     return [{ data: '[DONE]' }];

@@ -32,7 +32,8 @@ export class MessagesRelayStream implements StreamTranslator {
     if (data.type === 'message_start') {
       // Freshly parsed: renamed in place.
       if (data.message) data.message.model = this.alias;
-      this.#usage = messagesUsage(data.message?.usage ?? { input_tokens: 0, output_tokens: 0 });
+      // No usage is no report (the tokenizer then bills what was relayed), never a report of zero tokens.
+      this.#usage = messagesUsage(data.message?.usage ?? undefined);
     } else if (data.type === 'message_delta') {
       this.#usage = revisedUsage(this.#usage, data.usage as Partial<AnthropicUsage> | undefined);
     } else if (wireFamilies.messages.isNormalEnd(data)) {
@@ -42,6 +43,10 @@ export class MessagesRelayStream implements StreamTranslator {
       throw new IncompleteStream(`upstream stream error: ${JSON.stringify(data.error)}`);
     }
     return [{ event: event.event ?? data.type, data }];
+  }
+
+  get ended(): boolean {
+    return this.#stopped;
   }
 
   end(): ClientEvent[] {
@@ -58,10 +63,13 @@ export class MessagesRelayStream implements StreamTranslator {
   }
 }
 
-/** Anthropic's usage as metered: every prompt token in `inputTokens` (cache reads and writes too), those two apart as well. */
+/**
+ * Anthropic's usage as metered: every prompt token in `inputTokens` (cache reads and writes too), those two apart as
+ * well. Without an output count it is no report of none: NaN rejects it, and the tokenizer bills the delivered output.
+ */
 export function messagesUsage(usage: Partial<AnthropicUsage> | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: inputTokensOf(usage), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true, cachedInputTokens: anthropicCacheReadTokens(usage), cacheWriteTokens: anthropicCacheWriteTokens(usage) };
+  return { inputTokens: inputTokensOf(usage), outputTokens: countOrNaN(usage.output_tokens), reported: true, cachedInputTokens: anthropicCacheReadTokens(usage), cacheWriteTokens: anthropicCacheWriteTokens(usage) };
 }
 
 /**

@@ -39,8 +39,14 @@ export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsag
     super(wireFamilies.chat, chatUsage, 'upstream chat stream ended without a finish_reason', [{ data: '[DONE]' }]);
   }
 
+  /** `[DONE]` came: OpenAI's last event (StreamTranslator.ended). */
+  ended = false;
+
   push(event: { data: string }): ClientEvent[] {
-    if (event.data === '[DONE]') return [];
+    if (event.data === '[DONE]') {
+      this.ended = true;
+      return [];
+    }
     const chunk = decodeEvent(event.data, openaiChatChunk);
     chunk.model = this.alias;
     this.progress.see(chunk);
@@ -51,7 +57,8 @@ export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsag
   }
 }
 
+/** A usage without an output count is not a report of none: NaN rejects it, and the tokenizer bills the delivered output. */
 export function chatUsage(usage: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number | null } | null } | null | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: countOrNaN(usage.prompt_tokens ?? 0), outputTokens: countOrNaN(usage.completion_tokens ?? 0), reported: true, cachedInputTokens: openaiCachedTokens(usage) };
+  return { inputTokens: countOrNaN(usage.prompt_tokens ?? 0), outputTokens: countOrNaN(usage.completion_tokens), reported: true, cachedInputTokens: openaiCachedTokens(usage) };
 }

@@ -29,6 +29,11 @@ export class ResponsesRelayStream extends ProgressRelay<ResponsesStreamEvent, Re
     super(wireFamilies.responses, responsesSeenUsage, 'upstream responses stream ended without response.completed');
   }
 
+  /** `response.completed` or `response.incomplete` is the stream's last event (StreamTranslator.ended). */
+  get ended(): boolean {
+    return this.progress.finished;
+  }
+
   push(event: { event?: string; data: string }): ClientEvent[] {
     const data = decodeEvent(event.data, openaiResponsesEvent);
     if (data.type === 'error' || data.type === 'response.failed') throw new IncompleteStream(`upstream responses stream failed: ${event.data.slice(0, 500)}`);
@@ -40,7 +45,8 @@ export class ResponsesRelayStream extends ProgressRelay<ResponsesStreamEvent, Re
   }
 }
 
+/** A usage without an output count is not a report of none: NaN rejects it, and the tokenizer bills the delivered output. */
 export function responsesSeenUsage(usage: { input_tokens?: number; output_tokens?: number; input_tokens_details?: { cached_tokens?: number | null } | null } | null | undefined): SeenUsage {
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: countOrNaN(usage.input_tokens ?? 0), outputTokens: countOrNaN(usage.output_tokens ?? 0), reported: true, cachedInputTokens: openaiCachedTokens(usage) };
+  return { inputTokens: countOrNaN(usage.input_tokens ?? 0), outputTokens: countOrNaN(usage.output_tokens), reported: true, cachedInputTokens: openaiCachedTokens(usage) };
 }
