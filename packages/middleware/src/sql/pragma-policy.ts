@@ -71,6 +71,10 @@ export function checkPragma(tokens: Token[]): void {
   const name = tokens[named]?.text.toLowerCase() ?? '';
   const sets = tokens.length > named + 1;
   const rule = Object.hasOwn(pragmaTable, name) ? pragmaTable[name] : undefined;
+  // Data in the database file only: TEMP's header is connection state every later request (of any organization) reads.
+  if (rule === 'write' && sets && named === 3 && tokens[1]!.text.toLowerCase() !== 'main') {
+    throw new RequestFailure(`PRAGMA ${tokens[1]!.text}.${name} cannot be set: only the main database's is data; TEMP's would outlive the request`, 'temp_object_not_allowed');
+  }
   if (rule === 'write' || rule === 'argument' || (rule === 'read' && !sets)) return;
   const why = rule === 'read' ? `may be read but not set: it changes the connection every request on this database shares` : 'is not allowed';
   throw new RequestFailure(`PRAGMA ${name || '(none)'} ${why}. Allowed to set: user_version, application_id; to read: the informational PRAGMAs (README "Statement policy")`, 'pragma_not_allowed');

@@ -13,8 +13,13 @@ export interface Placeholders {
  * scanPlaceholders("SELECT '?' , ? , :name -- ?") // { positional: 1, named: true }
  */
 export function scanPlaceholders(sql: string): Placeholders {
-  let positional = 0;
+  // The array's values fill SQLite's parameter slots 1…n in order. SQLite numbers a bare `?` one past the
+  // highest slot so far, `?NNN` takes slot NNN, and each distinct name takes the next slot when first seen:
+  // counting `?` tokens instead bound `SELECT ?2, ?` with [5, 6] as (6, NULL) and refused `SELECT ?1, ?1` with [5].
+  let slots = 0;
+  let question = false;
   let named = false;
+  const names = new Set<string>();
   let i = 0;
   while (i < sql.length) {
     const c = sql[i]!;
@@ -29,17 +34,25 @@ export function scanPlaceholders(sql: string): Placeholders {
       const end = sql.indexOf('*/', i + 2);
       i = end < 0 ? sql.length : end + 2;
     } else if (c === '?') {
-      positional++;
-      i++;
+      question = true;
+      const start = ++i;
       while (i < sql.length && /[0-9]/.test(sql[i]!)) i++;
+      slots = i > start ? Math.max(slots, Number(sql.slice(start, i))) : slots + 1;
     } else if ((c === ':' || c === '@' || c === '$') && /[A-Za-z_]/.test(sql[i + 1] ?? '')) {
       named = true;
+      const start = i;
       i += 2;
+      while (i < sql.length && /[A-Za-z0-9_$\u0080-\uffff]/.test(sql[i]!)) i++;
+      const name = sql.slice(start, i);
+      if (!names.has(name)) {
+        names.add(name);
+        slots++;
+      }
     } else {
       i++;
     }
   }
-  return { positional, named };
+  return { positional: question ? slots : 0, named };
 }
 
 export function skipQuoted(sql: string, start: number, quote: string): number {

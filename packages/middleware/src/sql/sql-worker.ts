@@ -99,12 +99,17 @@ function answer(request: WorkerRequest): void {
   // Posted now, or with the next ones while those are predicted quick (held-answers.ts): a runaway later in the
   // batch must not hold it back.
   const pages = capture.take(db);
-  if (pages.length === 0) return held.add(response, NO_BUFFERS);
-  // "Changed" means pages were written: PRAGMA user_version, REINDEX or ANALYZE move no counter but write.
-  if (response.kind === 'result') response.result.changed = true;
-  response.pages = pages;
-  response.fileSize = fileSizeAfter(pages);
-  held.add(response, pages.map((op) => (isTruncate(op) ? undefined : (op.data.buffer as ArrayBuffer))).filter((buffer) => buffer !== undefined));
+  if (pages.length === 0) held.add(response, NO_BUFFERS);
+  else {
+    // "Changed" means pages were written: PRAGMA user_version, REINDEX or ANALYZE move no counter but write.
+    if (response.kind === 'result') response.result.changed = true;
+    response.pages = pages;
+    response.fileSize = fileSizeAfter(pages);
+    held.add(response, pages.map((op) => (isTruncate(op) ? undefined : (op.data.buffer as ArrayBuffer))).filter((buffer) => buffer !== undefined));
+  }
+  // A streamed answer's rows already left: were its final answer held and lost with this worker (a later
+  // request stopped), the request would run again on the next one and send its rows a second time.
+  if (request.limits.streamCredit !== null) held.flush();
 }
 
 const NO_BUFFERS: ArrayBuffer[] = [];
@@ -150,6 +155,18 @@ function warmUp(): void {
  * single statement atomically, and the three helper statements were most of a point select's work.
  */
 function runRequest(request: QueryRequest): QueryOutcome {
+  if (!request.limits.readOnly) return runRequestAs(request);
+  // The verdict on the program misses writes a read makes from inside a function or a virtual table
+  // (`SELECT * FROM pragma_optimize`, FTS `optimize()`): SQLite itself refuses them while query_only is on.
+  db.exec('PRAGMA query_only = 1');
+  try {
+    return runRequestAs(request);
+  } finally {
+    db.exec('PRAGMA query_only = 0');
+  }
+}
+
+function runRequestAs(request: QueryRequest): QueryOutcome {
   const { query, limits } = request;
   const kept = statementCache.get(query);
   // Decided before a run, never right after a write: an EXPLAIN resets changes().
