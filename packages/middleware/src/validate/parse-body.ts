@@ -42,6 +42,8 @@ function echoOf(value: unknown): unknown {
 function detailType(issue: z.core.$ZodIssue, value: unknown): string {
   if (issue.code === 'invalid_type') return value === undefined ? 'missing' : `${issue.expected}_type`;
   if (issue.code === 'too_small') return 'too_short';
+  // A whole number of any size (wire/output-budget.ts): a fraction is the `int()` type error it always was.
+  if (issue.code === 'not_multiple_of' && issue.divisor === 1) return 'int_type';
   if (issue.code === 'invalid_value') return 'enum';
   return issue.code;
 }

@@ -92,12 +92,13 @@ function wrap(def: Def, around: (inner: Check) => Check): Check | undefined {
   return inner && around(inner);
 }
 
-/** zod's number refuses NaN and ±Infinity; `int()` is a safe integer; `positive()` and the like are bounds. */
+/** zod's number refuses NaN and ±Infinity; `int()` is a safe integer, `multipleOf(1)` any whole number; `positive()` and the like are bounds. */
 function compileNumber(def: Def): Check | undefined {
   const tests: ((value: number) => boolean)[] = [Number.isFinite];
   for (const { _zod } of def.checks ?? []) {
     const check = _zod.def;
     if (check.check === 'number_format' && check.format === 'safeint') tests.push(Number.isSafeInteger);
+    else if (check.check === 'multiple_of' && check.value === 1) tests.push(Number.isInteger);
     else if ((check.check === 'greater_than' || check.check === 'less_than') && typeof check.value === 'number') tests.push(bound(check.check, check.value, check.inclusive === true));
     else return undefined;
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { outputBudget } from './output-budget.js';
 
 const role = z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 const contentPart = z.looseObject({ type: z.string() });
@@ -22,8 +23,8 @@ export const chatCompletionsBody = z.looseObject({
   messages: z.array(chatMessage).min(1),
   stream: z.boolean().nullable().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-  max_tokens: z.number().int().positive().nullable().optional(),
-  max_completion_tokens: z.number().int().positive().nullable().optional(),
+  max_tokens: outputBudget.nullable().optional(),
+  max_completion_tokens: outputBudget.nullable().optional(),
   temperature: z.number().nullable().optional(),
   top_p: z.number().nullable().optional(),
   n: z.number().int().positive().nullable().optional(),

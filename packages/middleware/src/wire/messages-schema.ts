@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { outputBudget } from './output-budget.js';
 
 const block = z.looseObject({ type: z.string() });
 
@@ -8,7 +9,7 @@ const block = z.looseObject({ type: z.string() });
  */
 export const messagesBody = z.looseObject({
   model: z.string(),
-  max_tokens: z.number().int().positive(),
+  max_tokens: outputBudget,
   messages: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(block)]) })).min(1),
   system: z.union([z.string(), z.array(z.looseObject({ type: z.literal('text'), text: z.string() }))]).optional(),
   stream: z.boolean().optional(),

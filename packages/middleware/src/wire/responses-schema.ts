@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { outputBudget } from './output-budget.js';
 
 const contentPart = z.looseObject({ type: z.string() });
 
@@ -19,7 +20,7 @@ export const responsesBody = z.looseObject({
   input: z.union([z.string(), z.array(inputItem).min(1)]),
   instructions: z.string().nullable().optional(),
   stream: z.boolean().nullable().optional(),
-  max_output_tokens: z.number().int().positive().nullable().optional(),
+  max_output_tokens: outputBudget.nullable().optional(),
   temperature: z.number().nullable().optional(),
   top_p: z.number().nullable().optional(),
   tools: z.array(z.looseObject({ type: z.string(), name: z.string().optional() })).optional(),
