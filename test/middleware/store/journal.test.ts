@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Journal } from '../../../packages/middleware/src/store/index.js';
+import { Journal, StoreDamagedError } from '../../../packages/middleware/src/store/index.js';
 
 describe('the policy journal (append-only, fsynced, group commit)', () => {
   let dir: string;
@@ -19,6 +19,17 @@ describe('the policy journal (append-only, fsynced, group commit)', () => {
     const reopened = Journal.open<{ n: number }>(file);
     assert.deepEqual(reopened.records.map((r) => r.n), Array.from({ length: 500 }, (_, n) => n));
     await reopened.close();
+  });
+
+  it('refuses a damaged line before the last with a message naming the file and line, leaving the file as it was', async () => {
+    const file = join(dir, 'pending.jsonl');
+    const first = Journal.open<{ n: number }>(file);
+    await first.append({ n: 1 });
+    await first.close();
+    appendFileSync(file, '\u0000\u0000garbage\n{"n":3}\n');
+    const before = readFileSync(file);
+    assert.throws(() => Journal.open(file), (error: Error) => error instanceof StoreDamagedError && error.message.startsWith(`${file}: line 2 is not JSON`));
+    assert.deepEqual(readFileSync(file), before);
   });
 
   it('drops a line torn by a crash (never acknowledged) and appends cleanly after it', async () => {

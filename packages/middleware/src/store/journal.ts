@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { appendFully, ensurePrivateDir, openPrivate } from '../files/index.js';
 import { syncDirectory } from '../files/index.js';
 import { journalEvents } from './journal-events.js';
+import { StoreDamagedError } from './store-snapshot.js';
 
 /**
  * An append-only JSON-lines file with group commit: appends that arrive while a write is in flight are
@@ -65,7 +66,7 @@ export class Journal<Record> {
     }
     const complete = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
     if (complete.length !== text.length) truncateSync(file, Buffer.byteLength(complete));
-    const records = complete.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record);
+    const records = complete.split('\n').flatMap((line, index) => (line === '' ? [] : [parseLine<Record>(file, line, index + 1)]));
     return new Journal<Record>(file, records, Buffer.byteLength(complete));
   }
 
@@ -102,5 +103,14 @@ export class Journal<Record> {
     } finally {
       this.#flushing = undefined;
     }
+  }
+}
+
+/** A complete line that is not JSON was not torn by a kill (that is only ever the last, cut above): the file is damaged. */
+function parseLine<Record>(file: string, line: string, number: number): Record {
+  try {
+    return JSON.parse(line) as Record;
+  } catch {
+    throw new StoreDamagedError(`${file}: line ${number} is not JSON (${JSON.stringify(line.slice(0, 80))}); the file is damaged. Restore it from a backup, or move it away to drop the settlements it holds`);
   }
 }
