@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { countTokens } from '../../../packages/middleware/src/tokenize/index.js';
-import { startFakeAnthropic, startFakeOpenAI, startFakeGemini, startFakeBedrock, FAKE_BEDROCK_CREDENTIALS, FAKE_BEDROCK_REGION } from '../../fakes/index.js';
+import { startFakeOpenAI, startFakeGemini, startFakeBedrock, FAKE_BEDROCK_CREDENTIALS, FAKE_BEDROCK_REGION } from '../../fakes/index.js';
 import { TEST_KEY, startGateway, postJson, readSse, type RunningGateway } from '../../support/gateway.js';
 import { sendEvents, startScripted } from '../../support/scripted-provider.js';
 
@@ -9,7 +9,8 @@ const headers = { 'x-api-key': TEST_KEY };
 
 describe('hostile content blocks on translated /v1/messages routes', function () {
   this.timeout(60000);
-  let fakes: any; let gw: RunningGateway;
+  let fakes: any;
+  let gw: RunningGateway;
   before(async () => {
     fakes = { openai: await startFakeOpenAI(), gemini: await startFakeGemini(), bedrock: await startFakeBedrock() };
     gw = await startGateway({
@@ -28,7 +29,10 @@ describe('hostile content blocks on translated /v1/messages routes', function ()
       },
     }, { logger: { info() {}, error() {} } });
   });
-  after(async () => { await gw.close(); for (const f of Object.values(fakes)) await (f as any).close(); });
+  after(async () => {
+    await gw.close();
+    for (const fake of Object.values(fakes)) await (fake as { close(): Promise<void> }).close();
+  });
 
   const hostile: Record<string, unknown[]> = {
     'an image block without source': [{ type: 'image' }],
@@ -51,7 +55,10 @@ describe('hostile content blocks on translated /v1/messages routes', function ()
 
 describe('faulty providers on /v1/messages', function () {
   this.timeout(60000);
-  let up: Awaited<ReturnType<typeof startScripted>>; let gw: RunningGateway; let org = 0; let name = '';
+  let up: Awaited<ReturnType<typeof startScripted>>;
+  let gw: RunningGateway;
+  let org = 0;
+  let name = '';
   beforeEach(async () => {
     up = await startScripted(() => undefined, '');
     name = `o${++org}`;
@@ -71,7 +78,10 @@ describe('faulty providers on /v1/messages', function () {
       },
     }, { logger: { info() {}, error() {} } });
   });
-  afterEach(async () => { await gw.close(); await up.close(); });
+  afterEach(async () => {
+    await gw.close();
+    await up.close();
+  });
 
   const malformed: Record<string, [string, string]> = {
     'an OpenAI 200 whose body is an error object': ['gpt', '{"error":{"message":"boom","type":"server_error"}}'],
@@ -83,7 +93,7 @@ describe('faulty providers on /v1/messages', function () {
   };
   for (const [what, [model, answer]] of Object.entries(malformed)) {
     it(`${what} answers 502 api_error (an unreadable upstream answer), not 500`, async () => {
-      up.set((_q, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(answer); });
+      up.set((_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
       const r = await postJson(`${gw.url}/v1/messages`, { model, max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] }, headers);
       assert.equal(r.status, 502, r.text);
       assert.deepEqual(Object.keys(r.body), ['type', 'error']);
