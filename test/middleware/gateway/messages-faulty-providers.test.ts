@@ -93,7 +93,7 @@ describe('faulty providers on /v1/messages', function () {
   };
   for (const [what, [model, answer]] of Object.entries(malformed)) {
     it(`${what} answers 502 api_error (an unreadable upstream answer), not 500`, async () => {
-      up.set((_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
+      up.set((_q, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(answer));
       const r = await postJson(`${gw.url}/v1/messages`, { model, max_tokens: 32, messages: [{ role: 'user', content: 'hi' }] }, headers);
       assert.equal(r.status, 502, r.text);
       assert.deepEqual(Object.keys(r.body), ['type', 'error']);
