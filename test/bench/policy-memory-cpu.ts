@@ -30,8 +30,9 @@ async function load(root: string, label: string): Promise<Checkout> {
   const { policy } = await createPolicy({ config, keys: new KeyRing(), clock: systemClock, baseDir: process.cwd() });
   const org = config.organizations.bench;
   const balances = state.openingBalances(org, Date.now());
+  const windows = state.emptyWindows();
   const reserve = () => {
-    const reservation = rules.reservationMicros(org, balances, priced);
+    const reservation = rules.reservationMicros(org, balances, priced, windows);
     // Kept where the optimizer cannot drop it.
     if (rules.canReserve(balances.walletMicros, 0, 0, reservation)) reserved += reservation;
   };

@@ -133,7 +133,8 @@ async function policyOf(call: ModelCall): Promise<Policy> {
 
 /**
  * Steps 8–9. The prompt is tokenized before the call when its estimate is needed: by a tokens-per-minute
- * limit (the organization's or the key's) and by a priced prompt's reservation (README "Reservations").
+ * limit (the organization's or the key's), by a priced prompt's reservation, and by an included model's
+ * claim on its organization's allowance, which covers prompt tokens too (README "Reservations").
  */
 function admit(call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admission> {
   const policy = policyNowOrLater(call);
@@ -142,8 +143,10 @@ function admit(call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admis
 }
 
 function admitBy(policy: Policy, call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admission> {
-  const tokensLimited = call.ctx.runtime.config.organizations[call.principal.org]?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
-  const estimate = tokensLimited || call.model.config.price.input > 0 ? meter.promptTokens() : 0;
+  const org = call.ctx.runtime.config.organizations[call.principal.org];
+  const tokensLimited = org?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
+  const claimsAllowance = call.model.config.billing === 'included' && org?.included !== undefined;
+  const estimate = tokensLimited || claimsAllowance || call.model.config.price.input > 0 ? meter.promptTokens() : 0;
   return policy.admitSoon(admissionRequest(call, primary, estimate));
 }
 

@@ -16,8 +16,9 @@ export type Limits = OrganizationConfig['limits'];
  * larger than the whole limit is admitted alone into an empty window. The windows are per-second rings
  * (second-ring.ts): fixed memory, and a Retry-After that is the real wait until enough has left them.
  * Billing reserves each request's worst-case cost (reservationMicros) against the wallet plus the
- * organization's overdraft, so concurrent requests cannot together spend what is not there; settlement
- * releases the reservation and charges the real cost (README "Reservations").
+ * organization's overdraft, so concurrent requests cannot together spend what is not there (an included
+ * request claims allowance tokens instead while some are unclaimed: includedClaim); settlement releases the
+ * reservation and the claim and charges the real cost (README "Reservations").
  *
  * @example
  * const refusal = admissionRefusal(org, balances, windows, request, clock.now(), reservation);
@@ -54,8 +55,9 @@ const WALLET_EMPTY: Refusal = { verdict: 'wallet' };
 function billingRefusal(org: OrganizationConfig, balances: OrgBalances, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): Refusal | null {
   const covered = canReserve(balances.walletMicros, windows.reservedMicros, usdToMicros(org.overdraft), reservation);
   if (request.billing === 'included' && org.included) {
-    if (balances.includedUsed < org.included.tokens) return null;
-    // contract §7.1: with a payment method ever on file, the included model draws on the wallet.
+    if (allowanceLeft(org, balances, windows, request) > 0) return null;
+    // contract §7.1: with a payment method ever on file, the included model draws on the wallet — once the
+    // allowance is used up, and while what is left of it is claimed by requests in flight (includedClaim).
     if (balances.paymentMethod) return covered ? null : WALLET_EMPTY;
     return { verdict: 'exhausted', resetAt: balances.resetAt ?? now };
   }
@@ -77,35 +79,69 @@ export function canReserve(walletMicros: Micros, reservedMicros: Micros, overdra
  * A request's worst-case cost, reserved at admission: its prompt estimate plus its whole output budget
  * (max_tokens, already clamped to the model's limit and to the contract §8 cap of 131,072 — that clamp is
  * the reservation's cap) at the model's price. An included-model request reserves nothing while the
- * allowance has tokens left: contract §7.1 admits it then whatever the wallet holds, and the allowance,
- * not the wallet, pays (README "Reservations").
+ * allowance has tokens left for it (allowanceLeft): contract §7.1 admits it then whatever the wallet holds,
+ * and the allowance, not the wallet, pays (README "Reservations").
  */
-export function reservationMicros(org: OrganizationConfig, balances: OrgBalances, request: AdmissionRequest): Micros {
-  if (request.billing === 'included' && org.included && balances.includedUsed < org.included.tokens) return 0;
+export function reservationMicros(org: OrganizationConfig, balances: OrgBalances, request: AdmissionRequest, windows: Pick<OrgWindows, 'claimedIncludedTokens'>): Micros {
+  if (allowanceLeft(org, balances, windows, request) > 0) return 0;
   return worstCaseMicros(request);
 }
 
-/** The worst case priced, before the allowance is considered (the Redis admit script applies that part itself). */
+/**
+ * The allowance tokens an included request claims at admission, released at its settlement (README
+ * "Reservations"). With a payment method, what overflows the allowance is charged to the wallet, so included
+ * requests in flight together must not all count on the same tokens (each would reserve nothing, and each
+ * overflow): each claims, of the tokens neither used nor claimed, its worst case (worstCaseTokens), and once
+ * they are all claimed the next one reserves money like a wallet model. The one whose worst case exceeds what
+ * is left claims the rest: it is the one request that may cross the line, overdrawing by its overflow. Without
+ * a payment method nothing past the line is charged (chargeFor), so nothing is claimed: 0, as for a wallet
+ * model. The Redis admit script claims the same (redis-scripts.ts `claim`).
+ */
+export function includedClaim(org: OrganizationConfig, balances: OrgBalances, windows: Pick<OrgWindows, 'claimedIncludedTokens'>, request: AdmissionRequest): number {
+  if (!balances.paymentMethod) return 0;
+  const left = allowanceLeft(org, balances, windows, request);
+  return left > 0 ? Math.min(left, worstCaseTokens(request)) : 0;
+}
+
+/**
+ * What an included request may still count on: the allowance's tokens not used yet, less (with a payment
+ * method: includedClaim) those claimed by included requests in flight. 0 for a request the allowance does not cover.
+ * The Redis admit script computes the same `left`.
+ */
+function allowanceLeft(org: OrganizationConfig, balances: OrgBalances, windows: Pick<OrgWindows, 'claimedIncludedTokens'>, request: AdmissionRequest): number {
+  if (request.billing !== 'included' || !org.included) return 0;
+  const unused = org.included.tokens - balances.includedUsed;
+  return balances.paymentMethod ? unused - windows.claimedIncludedTokens : unused;
+}
+
+/** The worst case priced (worstCaseTokens), before the allowance is considered (the Redis admit script applies that part itself). */
 export function worstCaseMicros(request: AdmissionRequest): Micros {
   return costMicros({ inputTokens: request.estimatedInputTokens, outputTokens: request.maxOutputTokens }, request.price);
 }
 
-/**
- * Records an admitted request in the windows its organization's limits read (a window no limit reads
- * would cost every request its upkeep for nothing) and takes its concurrency slot.
- */
-export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {
-  return recordInWindows(org.limits, windows, request, now, reservation);
+/** The most tokens a request may use: its prompt estimate plus its whole output budget (what worstCaseMicros prices). */
+export function worstCaseTokens(request: AdmissionRequest): number {
+  return request.estimatedInputTokens + request.maxOutputTokens;
 }
 
-/** recordAdmission for any holder of limits: an organization, or a key (key-rules.ts). */
-export function recordInWindows(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros): WindowTicket {
+/**
+ * Records an admitted request in the windows its organization's limits read (a window no limit reads
+ * would cost every request its upkeep for nothing) and takes its concurrency slot, its reservation and
+ * its claim on the allowance (includedClaim).
+ */
+export function recordAdmission(org: OrganizationConfig, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros, claimedIncludedTokens: number): WindowTicket {
+  return recordInWindows(org.limits, windows, request, now, reservation, claimedIncludedTokens);
+}
+
+/** recordAdmission for any holder of limits: an organization, or a key (key-rules.ts; a key claims no allowance). */
+export function recordInWindows(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number, reservation: Micros, claimedIncludedTokens = 0): WindowTicket {
   const second = Math.floor(now / 1_000);
   if (limits.rpm !== undefined) windows.requests.add(second, 1);
   const tokenSecond = limits.tpm === undefined ? undefined : windows.tokens.add(second, request.estimatedInputTokens);
   windows.inFlight += 1;
   windows.reservedMicros += reservation;
-  return { tokenSecond, estimatedTokens: request.estimatedInputTokens, reservedMicros: reservation };
+  windows.claimedIncludedTokens += claimedIncludedTokens;
+  return { tokenSecond, estimatedTokens: request.estimatedInputTokens, reservedMicros: reservation, claimedIncludedTokens };
 }
 
 /**
@@ -147,12 +183,14 @@ export function chargeBalances(balances: OrgBalances, usage: BilledTokens, charg
 }
 
 /**
- * Frees the concurrency slot and the reservation, and corrects the admission's second of the tokens-per-minute window by
- * what was really used minus what was estimated (no per-request entry is needed for that).
+ * Frees the concurrency slot, the reservation and the claim on the allowance (settlement has charged the allowance
+ * what was really used), and corrects the admission's second of the tokens-per-minute window by what was really
+ * used minus what was estimated (no per-request entry is needed for that).
  */
 export function releaseSlot(windows: OrgWindows, ticket: WindowTicket, tokensUsed: number): void {
   windows.inFlight -= 1;
   windows.reservedMicros -= ticket.reservedMicros;
+  windows.claimedIncludedTokens -= ticket.claimedIncludedTokens;
   if (ticket.tokenSecond !== undefined) windows.tokens.correct(ticket.tokenSecond, tokensUsed - ticket.estimatedTokens);
 }
 

@@ -1,7 +1,7 @@
 import type { OrganizationConfig } from '../config/index.js';
 import type { IdempotencyStore } from '../idempotency/index.js';
 import type { Clock } from '../runtime-clock.js';
-import { admissionRefusal, applySettlement, chargeFor, recordAdmission, releaseSlot, reservationMicros } from './admission-rules.js';
+import { admissionRefusal, applySettlement, chargeFor, includedClaim, recordAdmission, releaseSlot, reservationMicros } from './admission-rules.js';
 import { keyRefusal, recordKeyAdmission, refreshBudget, settleKey, type KeyState } from './key-rules.js';
 import { billedTokens, type BilledTokens } from './money.js';
 import { refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from './org-state.js';
@@ -60,7 +60,7 @@ export class InProcessBackend implements PolicyBackend<InProcessTicket> {
     // One process: authentication already saw every revocation, so only the organization is checked here.
     if (!balances || !windows) return GONE;
     refreshAllowance(balances, org, now);
-    const reservation = reservationMicros(org, balances, request);
+    const reservation = reservationMicros(org, balances, request, windows);
     const refusal = admissionRefusal(org, balances, windows, request, now, reservation);
     if (refusal) return refusal;
     // The key's own limits and budget, after the organization's (README "Per-key limits and budgets").
@@ -68,7 +68,7 @@ export class InProcessBackend implements PolicyBackend<InProcessTicket> {
     refreshBudget(keyState, request.principal, now);
     const keyRefused = keyRefusal(request.principal, keyState, request, now, reservation);
     if (keyRefused) return keyRefused;
-    const ticket = recordAdmission(org, windows, request, now, reservation);
+    const ticket = recordAdmission(org, windows, request, now, reservation, includedClaim(org, balances, windows, request));
     const keyTicket = recordKeyAdmission(request.principal, keyState, request, now, reservation);
     const head = Math.max(windows.requests.head, windows.tokens.head);
     return { verdict: 'ok', org: ticket, key: keyTicket, limits: rateLimitState(org.limits, windows.requests.total, windows.tokens.total, head, now) };

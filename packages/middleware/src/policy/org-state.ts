@@ -32,6 +32,11 @@ export interface OrgWindows {
   inFlight: number;
   /** Worst-case costs reserved by requests in flight (admission-rules.ts `reservationMicros`); not durable, as no request outlives the process. */
   reservedMicros: Micros;
+  /**
+   * Allowance tokens claimed by included requests in flight (admission-rules.ts `includedClaim`), so requests in
+   * flight together do not all count on the same tokens; like `reservedMicros`, not durable.
+   */
+  claimedIncludedTokens: number;
 }
 
 /** What an admission left in the windows, so its settlement can correct them. */
@@ -41,6 +46,8 @@ export interface WindowTicket {
   estimatedTokens: number;
   /** The worst-case cost this admission reserved, released at settlement. */
   reservedMicros: Micros;
+  /** The allowance tokens this admission claimed, released at settlement (0 but for included models). */
+  claimedIncludedTokens: number;
 }
 
 export function openingBalances(org: OrganizationConfig, now: number): OrgBalances {
@@ -59,7 +66,7 @@ export function openingBalances(org: OrganizationConfig, now: number): OrgBalanc
 }
 
 export function emptyWindows(): OrgWindows {
-  return { requests: new SecondRing(), tokens: new SecondRing(), inFlight: 0, reservedMicros: 0 };
+  return { requests: new SecondRing(), tokens: new SecondRing(), inFlight: 0, reservedMicros: 0, claimedIncludedTokens: 0 };
 }
 
 /** Refills the allowance once its reset instant has passed. */

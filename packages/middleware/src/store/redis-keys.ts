@@ -11,7 +11,10 @@ export interface OrgKeys {
   exporter: string;
   /** Leases that expired unsettled, kept so their settlement still charges once. */
   lapsed: string;
-  /** Reservations of requests in flight (hash: lease id → micro-dollars); their sum is bal's `reserved`. */
+  /**
+   * Reservations of requests in flight (hash: lease id → micro-dollars, their sum bal's `reserved`), and the
+   * allowance tokens included ones claimed (`<lease id>:inc` → tokens, their sum bal's `incClaimed`).
+   */
   reservations: string;
 }
 

@@ -6,7 +6,7 @@ import type { OrganizationConfig, ResolvedConfig } from '../config/index.js';
 import { nextReset } from '../policy/allowance-period.js';
 import { checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
-import { worstCaseMicros } from '../policy/admission-rules.js';
+import { worstCaseMicros, worstCaseTokens } from '../policy/admission-rules.js';
 import { rateLimitState } from '../policy/rate-limit-state.js';
 import type { AdminOperations, AdmissionRequest, KeyUsageReport, Usage, UsageReport } from '../policy/policy-types.js';
 import type { Admitted, AdmitAnswer, PolicyBackend, Refusal, SettlementRetries } from '../policy/policy-backend.js';
@@ -201,6 +201,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
         request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
         usdToMicros(org.overdraft), worstCaseMicros(request),
         limits?.rpm ?? 0, limits?.tpm ?? 0, limits?.concurrency ?? 0, budget ? usdToMicros(budget.usd) : -1, budget ? nextReset({ period: budget.period }, now) : '',
+        worstCaseTokens(request),
       );
     await this.#ensureInitialised();
     let answer = await admitOnce();

@@ -4,14 +4,15 @@
  * same windows as policy/second-ring.ts (README "Rate limits: the promise").
  *
  * Every key a script touches belongs to one organization and carries its `{org}` hash tag, so a script
- * touches one slot and runs on Redis Cluster: bal (hash: wallet micros, payment, incUsed, resetAt,
- * totals), win (hash, at most 125 fields however busy: head = the newest second counted, rt/tt = what the
- * request and token rings count, r<i>/t<i> = second i mod 61 of each ring), slots (zset of concurrency
+ * touches one slot and runs on Redis Cluster: bal (hash: wallet micros, payment, incUsed, incClaimed,
+ * resetAt, totals), win (hash, at most 125 fields however busy: head = the newest second counted, rt/tt =
+ * what the request and token rings count, r<i>/t<i> = second i mod 61 of each ring), slots (zset of concurrency
  * leases of requests in flight, each expiring so a dead instance's slots come back), lapsed (zset of
  * leases that expired unsettled, kept 7 days), revoked (set of the organization's revoked key ids),
  * ledger (stream of settlements, trimmed once exported: redis-ledger-export.ts), changes (stream of
  * top-ups and payment-method changes, capped at about 10,000), reservations (hash: lease id → the
- * worst-case micro-dollars its admission reserved; bal's `reserved` is their sum).
+ * worst-case micro-dollars its admission reserved, bal's `reserved` their sum; `<lease id>:inc` → the
+ * allowance tokens an included admission claimed, bal's `incClaimed` their sum).
  *
  * A settlement charges only if it removes its admission's lease, from slots or lapsed: that makes a
  * settlement sent again (after a lost reply, from the pending file) a no-op with no per-settlement
@@ -102,7 +103,9 @@ end
 /**
  * Reservations (README "Reservations"), kept apart from the limits and the charge: the same rule as
  * policy/admission-rules.ts `canReserve`, and the release that both a settlement and a lease that
- * lapsed unsettled perform — once, since whichever comes first deletes the lease's entry.
+ * lapsed unsettled perform — once, since whichever comes first deletes the lease's entry. An included
+ * admission's claim on the allowance (admission-rules.ts `includedClaim`) is held and released the same
+ * way, in the same hash under `<id>:inc` and summed in bal's `incClaimed`.
  */
 const reservationFunctions = `
 local function canReserve(bal, overdraft, reservation)
@@ -119,6 +122,17 @@ local function releaseReservation(bal, reservations, id)
   if held == nil then return end
   redis.call('HDEL', reservations, id)
   redis.call('HINCRBY', bal, 'reserved', string.format('%d', 0 - held))
+end
+local function claim(bal, reservations, id, tokens)
+  if tokens <= 0 then return end
+  redis.call('HSET', reservations, id .. ':inc', string.format('%d', tokens))
+  redis.call('HINCRBY', bal, 'incClaimed', string.format('%d', tokens))
+end
+local function releaseClaim(bal, reservations, id)
+  local held = tonumber(redis.call('HGET', reservations, id .. ':inc') or '')
+  if held == nil then return end
+  redis.call('HDEL', reservations, id .. ':inc')
+  redis.call('HINCRBY', bal, 'incClaimed', string.format('%d', 0 - held))
 end
 `;
 
@@ -156,7 +170,7 @@ end
 /**
  * KEYS: bal win slots revoked lapsed reservations keyState keyWin keySlots keyReservations.
  * ARGV: now id keyId rpm tpm conc est billing incTokens nextReset leaseMs overdraftMicros worstCaseMicros
- * keyRpm keyTpm keyConc keyBudgetMicros keyNextReset.
+ * keyRpm keyTpm keyConc keyBudgetMicros keyNextReset worstCaseTokens.
  * Returns {'ok', second the organization's tokens count in (or ''), requests counted, tokens counted, window
  * head second (these three '' when not limited; for the rate-limit headers), the key's tokens second (or '')}
  * or a refusal.
@@ -177,6 +191,7 @@ if #lapsed > 0 then
   for _, id in ipairs(lapsed) do
     redis.call('ZADD', KEYS[5], now + 604800000, id)
     releaseReservation(KEYS[1], KEYS[6], id)
+    releaseClaim(KEYS[1], KEYS[6], id)
   end
   redis.call('ZREM', KEYS[3], unpack(lapsed))
   redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
@@ -192,14 +207,22 @@ local payment = redis.call('HGET', KEYS[1], 'payment') == '1'
 local incTokens = tonumber(ARGV[9])
 local overdraft = tonumber(ARGV[12])
 local reservation = tonumber(ARGV[13])
+-- The allowance tokens this admission claims (policy/admission-rules.ts includedClaim): none but for an included model.
+local claimed = 0
 if ARGV[8] == 'included' and incTokens >= 0 then
-  local incUsed = tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0')
-  if incUsed >= incTokens then
-    if not payment then return {'exhausted', resetAt or ''} end
-    if not canReserve(KEYS[1], overdraft, reservation) then return {'wallet'} end
-  else
-    -- Within the allowance: admitted whatever the wallet holds (contract §7.1), and nothing reserved.
+  -- What it may still count on (admission-rules.ts allowanceLeft): with a payment method, less what requests in flight claimed.
+  local left = incTokens - tonumber(redis.call('HGET', KEYS[1], 'incUsed') or '0')
+  if payment then left = left - tonumber(redis.call('HGET', KEYS[1], 'incClaimed') or '0') end
+  if left > 0 then
+    -- Within the allowance: admitted whatever the wallet holds (contract §7.1), and nothing reserved. With a payment
+    -- method the overflow is charged, so it claims its worst case of what is left (the rest, if it crosses the line).
     reservation = 0
+    if payment then claimed = math.min(left, tonumber(ARGV[19])) end
+  elseif not payment then
+    return {'exhausted', resetAt or ''}
+  elseif not canReserve(KEYS[1], overdraft, reservation) then
+    -- Used up, or what is left is claimed by requests in flight: the wallet pays, as for a wallet model.
+    return {'wallet'}
   end
 elseif not canReserve(KEYS[1], overdraft, reservation) then
   return {'wallet'}
@@ -207,6 +230,7 @@ end
 local keyRefusal, khead = keyDenial(now, est, reservation)
 if keyRefusal then return keyRefusal end
 reserve(KEYS[1], KEYS[6], ARGV[2], reservation)
+claim(KEYS[1], KEYS[6], ARGV[2], claimed)
 -- The key's reservation is read only against its budget (keyDenial): a key without one reserves nothing,
 -- which spares two writes at admission and two at settlement (each one an AOF line under appendfsync always).
 if tonumber(ARGV[17]) >= 0 then reserve(KEYS[7], KEYS[10], ARGV[2], reservation) end
@@ -288,6 +312,8 @@ elseif pico / 1000000 < MAX then
 end
 if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 and redis.call('ZREM', KEYS[5], ARGV[1]) == 0 then return -1 end
 releaseReservation(KEYS[1], KEYS[6], ARGV[1])
+-- Only an included admission claims allowance tokens: a wallet model's settlement spares the read.
+if ARGV[4] == 'included' then releaseClaim(KEYS[1], KEYS[6], ARGV[1]) end
 redis.call('ZREM', KEYS[9], ARGV[1])
 releaseReservation(KEYS[7], KEYS[10], ARGV[1])
 if refill then redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[9]) end
