@@ -1,4 +1,4 @@
-import { AllowanceExhaustedError, RateLimitedError, TollgateError } from './errors.js';
+import { AllowanceExhaustedError, TollgateError } from './errors.js';
 
 export interface RetryOptions {
   /** Retries for 429 rate_limited and 500/502/503/504 (contract §7.3 rule 1). */
@@ -8,6 +8,9 @@ export interface RetryOptions {
   baseMs: number;
   maxMs: number;
 }
+
+/** The longest wait setTimeout can hold. */
+const MAX_WAIT_MS = 2 ** 31 - 1;
 
 const retryableStatuses = new Set([500, 502, 503, 504]);
 
@@ -27,7 +30,14 @@ export function retryDelay(error: TollgateError, attempt: number, messagesEndpoi
   const limit = messagesEndpoint && isRateLimit ? options.messagesMaxRetries : options.maxRetries;
   if (attempt >= limit) return undefined;
   const backoff = random() * Math.min(options.maxMs, options.baseMs * 2 ** attempt); // full jitter
-  const hinted = error instanceof RateLimitedError && error.retryAfter !== undefined ? error.retryAfter * 1000 : 0;
-  const floor = error.headers['retry-after'] !== undefined ? Math.max(1000, hinted) : 0;
+  // Rule 1: Retry-After is a floor on every retried status (429 and 5xx alike), at least 1 s.
+  const header = error.headers['retry-after'];
+  let floor = 0;
+  if (header !== undefined) {
+    const seconds = Number(header);
+    floor = Number.isFinite(seconds) ? Math.max(1000, seconds * 1000) : 1000;
+  }
+  // A wait no timer can hold (setTimeout turns anything past 2^31-1 ms into 1 ms): give up rather than retry at once.
+  if (floor > MAX_WAIT_MS) return undefined;
   return Math.max(backoff, floor);
 }

@@ -122,7 +122,19 @@ export class TollgateClient {
 
   async #json<T>(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions): Promise<T> {
     const response = await this.#send(method, path, body, options, false);
-    return (await response.body.json()) as T;
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      // The answer's head arrived, its body did not: the request ran (contract §7.3 rule 4, outcome unknown to us).
+      throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: flatten(response.headers), body: undefined, message: `The answer broke off (${(error as Error).message}); the request may have run` }, { cause: error });
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers: flatten(response.headers), body: text, message: `Expected JSON, got ${text.slice(0, 200)}` }, { cause: error });
+    }
   }
 
   async #stream(path: string, body: unknown, options: CallOptions): Promise<{ stream: AsyncIterable<Uint8Array>; headers: Record<string, string> }> {

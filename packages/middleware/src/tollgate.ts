@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseConfig, type ConfigInput } from './config/index.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
-import { ClientDeparture, lingeringClose, nextRequestId, requestIdHeader, RouteTable, sendJson } from './http/index.js';
+import { ClientDeparture, closeIfUnread, lingeringClose, nextRequestId, requestIdHeader, RouteTable, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
 import type { RequestContext } from './endpoints/request-context.js';
 import type { AdminOperations } from './policy/index.js';
@@ -105,7 +105,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
         if (res.headersSent) res.destroy();
         else {
           res.setHeader(idHeader, requestId);
-          respondWithError(res, serviceError, match.route.family, unreadBodyHeaders(req));
+          respondWithError(res, serviceError, match.route.family, unreadBodyHeaders(req, serviceError.kind === 'body_timeout'));
         }
       } catch (renderFailure) {
         logger.error(`could not render an error on ${req.method} ${req.url} (request ${requestId})`, renderFailure);
@@ -114,6 +114,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       }
     }
     if (observation) observer!.finish(observation, req, res);
+    closeIfUnread(res, parsed.config.relay.maxPausedStreamMs);
     return true;
   }
 
@@ -130,10 +131,11 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
    * discarded by Node after the answer and the connection kept alive, unless it has not arrived by the
    * body deadline.
    */
-  function unreadBodyHeaders(req: IncomingMessage): Record<string, string> {
+  function unreadBodyHeaders(req: IncomingMessage, timedOut = false): Record<string, string> {
     if (req.complete) return NO_HEADERS;
     const declared = Number(req.headers['content-length']);
-    if (!(declared <= DRAIN_LIMIT_BYTES)) {
+    // A body past its deadline (408) is not waited for a second time (RFC 9110 §15.5.9: the server closes).
+    if (timedOut || !(declared <= DRAIN_LIMIT_BYTES)) {
       lingeringClose(req.socket, Math.min(parsed.config.bodyTimeoutMs, MAX_LINGER_MS));
       return CLOSE_CONNECTION;
     }

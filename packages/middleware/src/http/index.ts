@@ -5,3 +5,4 @@ export { RouteTable, type Route, type RouteMatch } from './route-table.js';
 export { ClientDeparture, type CancelSignal } from './client-departure.js';
 export { nextRequestId, requestIdHeader, upstreamRequestIdOf, UPSTREAM_REQUEST_ID_HEADER } from './request-id.js';
 export { lingeringClose } from './lingering-close.js';
+export { closeIfUnread } from './unread-answer.js';

@@ -82,6 +82,8 @@ function isEmptyParse(value: unknown): boolean {
 function readRaw(req: IncomingMessage, limitBytes: number, deadlineMs: number | undefined): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
+  // A middleware in front read the body and left no `req.body`: its 'end' is past and will not come again.
+  if (req.readableEnded) return Promise.reject(validationError(['body'], 'The request body was already read by a middleware in front of Tollgate, which left no parsed body (req.body)', null, 'json_invalid'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -113,7 +115,7 @@ function readRaw(req: IncomingMessage, limitBytes: number, deadlineMs: number | 
     req.on('data', onData);
     req.on('end', onEnd);
     // A client gone mid-body errors the request ('aborted'); its answer has nowhere to go.
-    req.on('error', (error) => finish(error));
+    req.on('error', (error) => finish(new ServiceError('invalid_request', 'The client closed the connection before its request body arrived', { cause: error })));
   });
 }
 
