@@ -12,6 +12,7 @@ const exactCodes: Record<string, string> = {
   '25006': 'read_only',
   '53100': 'database_full',
   '54000': 'result_too_large',
+  '42P02': 'parameter_mismatch', // there is no parameter $n (a simple Query)
 };
 
 const classCodes: Record<string, string> = {
@@ -26,6 +27,9 @@ const classCodes: Record<string, string> = {
 export function classifySqlstate(sqlstate: string | undefined, message: string): string {
   if (sqlstate === undefined) return 'sql_error';
   if (sqlstate === '57014') return /statement timeout/.test(message) ? 'statement_timeout' : 'cancelled';
+  // A Bind whose values do not match the statement's $n (`SELECT $2, ?` with one value): the server answered an
+  // ERROR (not FATAL) and the connection stays usable.
+  if (sqlstate === '08P01' && /^bind message supplies \d+ parameters/.test(message)) return 'parameter_mismatch';
   return exactCodes[sqlstate] ?? classCodes[sqlstate.slice(0, 2)] ?? 'sql_error';
 }
 
@@ -34,7 +38,10 @@ const goneSqlstates = new Set(['57P01', '57P02', '57P03', '53300']);
 const goneErrnos = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export function isServerGone(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  const { code, message, severity } = (error ?? {}) as { code?: string; message?: string; severity?: string };
+  // An ErrorResponse of severity ERROR (08P01 for a Bind with too few values among them) ends only the statement:
+  // the server is there and the session goes on. FATAL and PANIC close it.
+  if (severity === 'ERROR') return false;
   if (code !== undefined && (goneSqlstates.has(code) || goneErrnos.has(code) || code.startsWith('08'))) return true;
   // 'Query read timeout': no answer within statement_timeout plus a grace (a hung server, postgres-database.ts).
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout/.test(message ?? '');

@@ -4,7 +4,7 @@ import type { CancelSignal } from '../http/client-departure.js';
 import { classifySqlstate, isServerGone } from './classify-sqlstate.js';
 import { streamPostgresRows } from './postgres-row-stream.js';
 import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './postgres-types.js';
-import { assertPgClientQueue, Exchange, type BoundedResult, type ExchangePlan, type StatementRows } from './postgres-exchange.js';
+import { assertPgClientQueue, Exchange, type BoundedResult, type ExchangePlan, type Overrun, type StatementRows } from './postgres-exchange.js';
 import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
 import { resetSession, SessionResetFailed, SessionResets } from './postgres-session-reset.js';
@@ -121,6 +121,20 @@ export class PostgresDatabase implements SqlEngine {
     const alone = statements.length === 1 && !limits.readOnly && !limits.streamCredit && runsAlone(statements[0]!);
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     const readTimeoutMs = timeoutMs + HUNG_SERVER_GRACE_MS;
+    // A statement that outlived its statement_timeout (the request turned it off: SET LOCAL statement_timeout = 0,
+    // set_config(…, true)) is cancelled on the server before the hung-server timeout drops the socket, which
+    // would leave the backend running it with its locks and its connection slot: answered as statement_timeout.
+    // PostgreSQL's CancelRequest names the backend by pid and secret key (a reused pid is never hit) and is not
+    // awaited: a hung server answers neither, and the connection is dropped after an overrun anyway.
+    let overran = false;
+    const overrun: Overrun = {
+      afterMs: timeoutMs + HUNG_SERVER_GRACE_MS / 2,
+      cancel: () => {
+        if (overran) return;
+        overran = true;
+        this.#cancelRequest(client);
+      },
+    };
     let index = 0;
     let outcome: QueryOutcome;
     // The last exchange (a lone statement, COMMIT) went out: the transaction is over, nothing to roll back.
@@ -150,8 +164,8 @@ export class PostgresDatabase implements SqlEngine {
         const final = index === statements.length - 1;
         // The first statement's Sync unit carries the reset and the opening when they ride.
         const leads = index === 0;
-        const plan: ExchangePlan = { resetsAhead: leads && resetsAhead, prefixes: leads && openingRides ? opening : undefined };
-        if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs));
+        const plan: ExchangePlan = { resetsAhead: leads && resetsAhead, prefixes: leads && openingRides ? opening : undefined, overrun };
+        if (final && limits.streamCredit) answer = await streamPostgresRows(client, statement, limits.maxResultBytes, this.#streamTarget(limits.streamCredit, options, signal, readTimeoutMs, overrun));
         else if (alone || (final && commitRides)) {
           // One submittable writes it (behind the reset and its opening, with COMMIT behind it when that rides) and
           // reads their answers without a pg.Query each (postgres-exchange.ts).
@@ -164,7 +178,7 @@ export class PostgresDatabase implements SqlEngine {
       }
       if (!alone && !commitRides) {
         closed = true;
-        await Exchange.closing('COMMIT', readTimeoutMs).send(client).answer;
+        await Exchange.closing('COMMIT', readTimeoutMs, overrun).send(client).answer;
       }
       // The last result becomes the outcome (no copy per request: README "performance rule"); with every result
       // asked for, a copy, so the outcome is not an element of its own `results`.
@@ -178,9 +192,11 @@ export class PostgresDatabase implements SqlEngine {
       // knows: the connection is dropped, which rolls back.
       if (isServerGone(error) || error instanceof SessionResetFailed) broken = error as Error;
       else if (!closed) await Exchange.closing('ROLLBACK', readTimeoutMs).send(client).answer.catch((rollbackError: Error) => (broken = rollbackError));
-      throw this.#failure(error, signal?.aborted === true, index);
+      throw this.#failure(error, signal?.aborted === true, index, overran);
     } finally {
       signal?.off('abort', cancel);
+      // The cancel may land after the statement ended (on the COMMIT, or on the next request's statement).
+      if (overran) broken ??= new Error('statement overran its statement_timeout; cancelled');
       if (cancelling) {
         await cancelling;
         broken ??= new Error('cancelled'); // a cancel may land after the statement ended: drop the connection
@@ -207,7 +223,7 @@ export class PostgresDatabase implements SqlEngine {
     return timeoutMs === this.options.timeoutMs ? begin : [...begin, `SET LOCAL statement_timeout = ${timeoutMs}`];
   }
 
-  #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number) {
+  #streamTarget(credit: Int32Array, options: QueryOptions, signal: CancelSignal | undefined, readTimeoutMs: number, overrun: Overrun) {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     return {
       credit,
@@ -215,6 +231,7 @@ export class PostgresDatabase implements SqlEngine {
       signal,
       deadline: performance.now() + timeoutMs,
       readTimeoutMs,
+      overrun,
       cancelled: () => this.#cancelledError(),
       tooSlow: () => this.#sqlError(`The client read the stream for longer than ${timeoutMs} ms (sql.streamTimeoutMs)`, 'statement_timeout'),
     };
@@ -284,13 +301,30 @@ export class PostgresDatabase implements SqlEngine {
     }
   }
 
-  #failure(error: unknown, cancelled: boolean, statementIndex: number | undefined): ServiceError {
+  /** PostgreSQL's CancelRequest (pid and secret key) for `client`'s running statement, on a connection of its own, not awaited. */
+  #cancelRequest(client: pg.PoolClient): void {
+    const { processID, secretKey } = client as unknown as { processID: number; secretKey: number };
+    const { host, port, connection } = new pg.Client({ connectionString: this.options.url }) as unknown as {
+      host: string;
+      port: number;
+      connection: { on(event: string, listener: () => void): void; connect(...target: unknown[]): void; cancel(pid: number, key: number): void; stream: { destroy(): void } };
+    };
+    connection.on('error', () => undefined);
+    connection.on('connect', () => connection.cancel(processID, secretKey));
+    if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
+    else connection.connect(port, host);
+    setTimeout(() => connection.stream.destroy(), 5_000).unref();
+  }
+
+  #failure(error: unknown, cancelled: boolean, statementIndex: number | undefined, overran = false): ServiceError {
     if (error instanceof ServiceError) return error;
     if (error instanceof RequestFailure) return this.#sqlError(error.message, error.code, statementIndex);
     if (isServerGone(error) || error instanceof SessionResetFailed) return this.#unavailable(error);
     const { code: sqlstate, message } = error as { code?: string; message: string };
     if (cancelled) return this.#cancelledError();
-    const code = classifySqlstate(sqlstate, message);
+    const classified = classifySqlstate(sqlstate, message);
+    // Our own cancel of a statement that outlived its statement_timeout (#run's overrun).
+    const code = overran && classified === 'cancelled' ? 'statement_timeout' : classified;
     // Answered as the sql.js kind answers a runaway: the request was stopped, not one statement refused.
     if (code === 'statement_timeout') return this.#sqlError(`The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the transaction was rolled back`, code);
     return this.#sqlError(message, code, statementIndex);

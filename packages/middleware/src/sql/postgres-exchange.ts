@@ -131,6 +131,17 @@ export interface ExchangePlan {
   prefixes?: readonly string[] | undefined;
   /** COMMIT or ROLLBACK behind it, in a Sync unit of its own. */
   closing?: ClosingStatement | undefined;
+  /**
+   * Called once when no answer came within `afterMs` (the statement outlived the statement_timeout it started with:
+   * the request turned it off with SET LOCAL or set_config(…, true)): the owner cancels the backend's statement.
+   */
+  overrun?: Overrun | undefined;
+}
+
+/** What an exchange does about a statement that outlived its statement_timeout (ExchangePlan.overrun). */
+export interface Overrun {
+  afterMs: number;
+  cancel(): void;
 }
 
 const NO_PREFIXES: readonly string[] = Object.freeze([]);
@@ -162,7 +173,9 @@ export class Exchange extends Receiver {
   readonly #prefixes: readonly string[];
   readonly #closing: ClosingStatement | undefined;
   readonly #readTimeoutMs: number;
+  readonly #overrun: Overrun | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #overrunTimer: ReturnType<typeof setTimeout> | undefined;
   #parsers: readonly ((text: string) => unknown)[] = NO_PARSERS;
   /** Command completions still to come ahead of the statement's (the reset's, the prefixes'): not the statement's. */
   #leadingAnswers: number;
@@ -177,12 +190,13 @@ export class Exchange extends Receiver {
     this.#leadingAnswers = this.#prefixes.length + (this.#resetsAhead ? 1 : 0);
     this.#closing = plan.closing;
     this.#readTimeoutMs = readTimeoutMs;
+    this.#overrun = plan.overrun;
     this.answer = new Promise((resolve, reject) => (this.#answered = (error) => (error ? reject(error) : resolve(this.#result))));
   }
 
   /** Only what closes a transaction: a request whose statements all ran, or failed. */
-  static closing(closing: ClosingStatement, readTimeoutMs: number): Exchange {
-    return new Exchange(undefined, 0, readTimeoutMs, { closing });
+  static closing(closing: ClosingStatement, readTimeoutMs: number, overrun?: Overrun): Exchange {
+    return new Exchange(undefined, 0, readTimeoutMs, { closing, overrun });
   }
 
   /**
@@ -197,6 +211,9 @@ export class Exchange extends Receiver {
       this.#answered(new Error('Client has encountered a connection error and is not queryable'));
       return this;
     }
+    const overrun = this.#overrun;
+    const overrunTimer = overrun ? setTimeout(() => overrun.cancel(), overrun.afterMs) : undefined;
+    this.#overrunTimer = overrunTimer;
     const timer = setTimeout(() => internals.connection.stream.destroy(), this.#readTimeoutMs);
     this.#timer = timer;
     const queue = internals._queryQueue;
@@ -207,6 +224,7 @@ export class Exchange extends Receiver {
     if (this.#closing) {
       const closing = new OwnStatementReceiver((error) => {
         clearTimeout(timer);
+        clearTimeout(overrunTimer);
         this.#answered(error);
       });
       if (!this.#statement) closing.writer = this; // the first receiver pg submits writes every Sync unit
@@ -290,7 +308,10 @@ export class Exchange extends Receiver {
 
   /** With COMMIT behind it, a failed statement answers at once (its error) and a passed one once COMMIT passed. */
   protected settle(error: Error | undefined): void {
-    if (!this.#closing) clearTimeout(this.#timer);
+    if (!this.#closing) {
+      clearTimeout(this.#timer);
+      clearTimeout(this.#overrunTimer);
+    }
     if (error || !this.#closing) this.#answered(error);
   }
 }

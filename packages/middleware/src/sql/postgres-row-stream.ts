@@ -7,6 +7,7 @@ import { postgresTypeName, postgresTypeParsers, storageOfPostgres } from './post
 import type { PostgresStatement } from './postgres-statements.js';
 import { ResultBudget } from './result-budget.js';
 import type { StatementResult } from './sql-worker-protocol.js';
+import type { Overrun } from './postgres-exchange.js';
 
 /** Rows per Execute of the portal: one batch is all a stream holds besides the chunks waiting for credit. */
 const BATCH_ROWS = 500;
@@ -26,6 +27,8 @@ export interface RowStreamTarget {
   deadline: number;
   /** A batch not answered within this is a hung server (503), not a slow statement (statement_timeout is shorter). */
   readTimeoutMs: number;
+  /** A batch not answered within its statement_timeout (turned off by the request): the owner cancels it. */
+  overrun?: Overrun | undefined;
   /** Errors the stream's owner renders (cancelled, stream timeout); kept there so both kinds say the same. */
   cancelled: () => Error;
   tooSlow: () => Error;
@@ -43,7 +46,7 @@ export async function streamPostgresRows(client: pg.PoolClient, statement: Postg
   const out = new CreditedText(target);
   let serverGone = false;
   try {
-    let { rows, result } = await readBatch(cursor, target.readTimeoutMs);
+    let { rows, result } = await readBatch(cursor, target.readTimeoutMs, target.overrun);
     if (result.fields.length === 0) return { type: 'ok', affected_rows: result.rowCount ?? 0 };
     const oids = result.fields.map((field) => field.dataTypeID);
     const column_names = result.fields.map((field) => field.name);
@@ -59,7 +62,7 @@ export async function streamPostgresRows(client: pg.PoolClient, statement: Postg
       }
       row_count += rows.length;
       if (rows.length < BATCH_ROWS) break;
-      ({ rows } = await readBatch(cursor, target.readTimeoutMs));
+      ({ rows } = await readBatch(cursor, target.readTimeoutMs, target.overrun));
     }
     await out.flush();
     return { type: 'table', column_names, column_types, data: [], row_count };
@@ -72,12 +75,14 @@ export async function streamPostgresRows(client: pg.PoolClient, statement: Postg
   }
 }
 
-function readBatch(cursor: Cursor, timeoutMs: number): Promise<{ rows: unknown[]; result: pg.QueryResult }> {
+function readBatch(cursor: Cursor, timeoutMs: number, overrun: Overrun | undefined): Promise<{ rows: unknown[]; result: pg.QueryResult }> {
   return new Promise((resolve, reject) => {
     // Same text as pg's own query_timeout, so isServerGone() reads both alike.
     const timer = setTimeout(() => reject(new Error('Query read timeout')), timeoutMs);
+    const overrunTimer = overrun ? setTimeout(() => overrun.cancel(), overrun.afterMs) : undefined;
     cursor.read(BATCH_ROWS, (error, rows, result) => {
       clearTimeout(timer);
+      clearTimeout(overrunTimer);
       if (error) reject(error);
       else resolve({ rows, result });
     });

@@ -1,5 +1,5 @@
 import { RequestFailure } from './request-failure.js';
-import type { PostgresStatement } from './postgres-statements.js';
+import { skipLeadingComments, type PostgresStatement } from './postgres-statements.js';
 
 /**
  * The postgres kind's statement policy (README "PostgreSQL"): a request is one transaction on a pooled
@@ -40,6 +40,7 @@ export function refusePostgresStatement(statement: PostgresStatement): void {
   if (temporaryObject.test(text)) throw new RequestFailure('Temporary objects would stay on the pooled connection for later requests', 'temp_object_not_allowed');
 }
 
+/** Past leading whitespace and comments as PostgreSQL reads them: `--` ends at \n or \r, block comments nest. */
 function withoutLeadingComments(text: string): string {
-  return text.replace(/^(?:\s|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/, '');
+  return text.slice(skipLeadingComments(text));
 }

@@ -51,7 +51,7 @@ export function splitPostgres(sql: string, params: SqlParams | undefined): Postg
     const c = sql[i]!;
     if (c === "'") i = (sql[i - 1] === 'E' || sql[i - 1] === 'e') && !isWordChar(sql[i - 2]) ? skipEscapeString(sql, i) : skipQuoted(sql, i, c);
     else if (c === '"') i = skipQuoted(sql, i, c);
-    else if (c === '-' && sql[i + 1] === '-') i = sql.indexOf('\n', i) + 1 || sql.length;
+    else if (c === '-' && sql[i + 1] === '-') i = skipLineComment(sql, i);
     else if (c === '/' && sql[i + 1] === '*') i = skipNestedComment(sql, i);
     else if (c === ':' && sql[i + 1] === ':') i += 2;
     else if (c === '$' && dollarTag(sql, i) !== undefined && !isWordChar(sql[i - 1])) {
@@ -136,16 +136,28 @@ function skipNestedComment(sql: string, start: number): number {
   return sql.length;
 }
 
-/** The first word of a statement past whitespace, comments and opening parentheses; '' when it has none. */
-function firstKeyword(text: string): string {
+/** A `--` comment at `start` ends at a newline or a carriage return, as PostgreSQL's lexer reads it (scan.l). */
+function skipLineComment(sql: string, start: number): number {
+  for (let i = start + 2; i < sql.length; i++) if (sql[i] === '\n' || sql[i] === '\r') return i + 1;
+  return sql.length;
+}
+
+/** Where a statement's text starts past whitespace and comments (and opening parentheses, when asked), as PostgreSQL reads them. */
+export function skipLeadingComments(text: string, parentheses = false): number {
   let i = 0;
   while (i < text.length) {
     const c = text[i]!;
-    if (/\s|\(/.test(c)) i++;
-    else if (c === '-' && text[i + 1] === '-') i = text.indexOf('\n', i) + 1 || text.length;
+    if (/\s/.test(c) || (parentheses && c === '(')) i++;
+    else if (c === '-' && text[i + 1] === '-') i = skipLineComment(text, i);
     else if (c === '/' && text[i + 1] === '*') i = skipNestedComment(text, i);
     else break;
   }
+  return i;
+}
+
+/** The first word of a statement past whitespace, comments and opening parentheses; '' when it has none. */
+function firstKeyword(text: string): string {
+  const i = skipLeadingComments(text, true);
   const match = /^[A-Za-z_]+/.exec(text.slice(i, i + 64));
   return match ? match[0].toUpperCase() : i < text.length ? '?' : '';
 }
