@@ -9,20 +9,26 @@ export class RedisServer {
   #process: ChildProcess | undefined;
   readonly #dir = mkdtempSync(join(tmpdir(), 'tollgate-redis-'));
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** false: no AOF, no RDB — a restart loses everything, as a Redis run without persistence. */
+    private readonly persistent: boolean,
+  ) {}
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  static async start(): Promise<RedisServer> {
-    const server = new RedisServer(await freePort());
+  static async start(options: { persistent?: boolean } = {}): Promise<RedisServer> {
+    const server = new RedisServer(await freePort(), options.persistent ?? true);
     await server.restart();
     return server;
   }
 
+  /** Starts the server (again, once stopped). */
   async restart(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.#dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'always'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const persistence = this.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.#dir, '--save', '', ...persistence], { stdio: ['ignore', 'pipe', 'inherit'] });
     this.#process = child;
     await new Promise<void>((resolve, reject) => {
       child.once('error', reject);

@@ -48,6 +48,14 @@ describe('configuration', () => {
     assert.throws(() => parseConfig({ keys: [{ key: 'tg-long-enough-0123456789abcdef-0', org: 'ghost' }] }, {}), /organization "ghost" is not declared/);
   });
 
+  it('rejects two keys with one id, in one organization or two: a revocation by id would reach both', () => {
+    const keys = [
+      { key: 'tg-acme-key-0001-0123456789abcdef', org: 'acme', id: 'app' },
+      { key: 'tg-globex-key-0001-0123456789abcdef', org: 'globex', id: 'app' },
+    ];
+    assert.throws(() => parseConfig({ keys, organizations: { acme: {}, globex: {} } }, {}), (error: unknown) => error instanceof ConfigError && /keys\.1\.id: "app" is already the id of keys\.0; key ids must be unique/.test(error.message));
+  });
+
   it('rejects unknown fields so typos do not pass silently', () => {
     assert.throws(() => parseConfig({ organisations: {} }, {}), /organisations/);
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import type { ConfigInput } from '@tollgate/middleware';
 import { hashKey, KeyRing } from '../../../packages/middleware/src/auth/index.js';
-import { parseConfig } from '../../../packages/middleware/src/config/index.js';
+import { longestRequestMs, parseConfig } from '../../../packages/middleware/src/config/index.js';
 import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
 import type { AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
 import { createPolicy } from '../../../packages/middleware/src/store/index.js';
@@ -14,6 +14,9 @@ import { startFakeOpenAI } from '../../fakes/index.js';
 import { RedisServer } from '../../support/redis-server.js';
 import { startGateway, type RunningGateway } from '../../support/gateway.js';
 import { TestClock } from './policy-fixture.js';
+
+/** A lease lives a minute longer than the longest request (default relay: 30 minutes for an attempt). */
+const LEASE_MS = longestRequestMs({ attemptDeadlineMs: 1_800_000 });
 
 const KEY = 'tg-hunt-acme-key-0123456789abcdefXYZ';
 
@@ -213,7 +216,7 @@ describe('included allowance: requests in flight claim it, so one request at mos
       const { policy, admin, clock } = await open({ kind: 'redis', url: redis.url, prefix: prefixed }, { wallet: 0, paymentMethod: true, included: { tokens: 100, period: 'month' } });
       const lost = [await policy.admit(request), await policy.admit(request)]; // never settled in time: their instance "died"
       assert.equal(await refusal(policy.admit(request)), 'wallet_empty');
-      clock.advance(15 * 60_000 + 1); // past the leases
+      clock.advance(LEASE_MS + 1); // past the leases
       const fresh = [await policy.admit(request), await policy.admit(request)]; // the lapsed claims are free again
       assert.equal(await refusal(policy.admit(request)), 'wallet_empty');
       const client = new Redis(redis.url);

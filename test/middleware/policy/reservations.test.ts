@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigInput } from '@tollgate/middleware';
 import { hashKey, KeyRing } from '../../../packages/middleware/src/auth/index.js';
-import { parseConfig } from '../../../packages/middleware/src/config/index.js';
+import { longestRequestMs, parseConfig } from '../../../packages/middleware/src/config/index.js';
 import { type AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
 import { createPolicy } from '../../../packages/middleware/src/store/index.js';
 import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
@@ -12,6 +12,9 @@ import { startFakeOpenAI } from '../../fakes/index.js';
 import { RedisServer } from '../../support/redis-server.js';
 import { startGateway, type RunningGateway } from '../../support/gateway.js';
 import { keyOf, TestClock } from './policy-fixture.js';
+
+/** A lease lives a minute longer than the longest request (default relay: 30 minutes for an attempt). */
+const LEASE_MS = longestRequestMs({ attemptDeadlineMs: 1_800_000 });
 
 /**
  * Reservations (README "Reservations"): admission reserves each request's worst case against the wallet
@@ -106,7 +109,7 @@ describe('reservations: a wallet never ends below −overdraft', function () {
     await policy.admit(request); // never settled: its instance "died"
     const refused = await policy.admit(request).catch((error: unknown) => error);
     assert.ok(refused instanceof ServiceError && refused.kind === 'wallet_empty');
-    clock.advance(15 * 60_000 + 1); // past the lease
+    clock.advance(LEASE_MS + 1); // past the lease
     const admission = await policy.admit(request);
     await admission.settle({ inputTokens: 0, outputTokens: 1 });
   });

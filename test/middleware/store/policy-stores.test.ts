@@ -6,13 +6,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { hashKey, KeyRing } from '../../../packages/middleware/src/auth/index.js';
-import { parseConfig, type ConfigInput } from '../../../packages/middleware/src/config/index.js';
+import { longestRequestMs, parseConfig, type ConfigInput } from '../../../packages/middleware/src/config/index.js';
 import { ServiceError } from '../../../packages/middleware/src/errors/index.js';
 import { type Admission, type AdmissionRequest } from '../../../packages/middleware/src/policy/index.js';
 import { createPolicy } from '../../../packages/middleware/src/store/index.js';
 import { readLedger } from '../../../packages/middleware/src/store/index.js';
 import { RedisServer } from '../../support/redis-server.js';
 import { TestClock } from '../policy/policy-fixture.js';
+
+/** A lease lives a minute longer than the longest request (default relay: 30 minutes for an attempt). */
+const LEASE_MS = longestRequestMs({ attemptDeadlineMs: 1_800_000 });
 
 const PRICE = { input: 2.5, output: 10 };
 /** 10 input + 20 output tokens at 2.5 / 10 USD per million: 25 + 200 = 225 micro-dollars. */
@@ -261,7 +264,7 @@ describe('policy stores (memory with a journal file, redis)', function () {
       await crashed.policy.admit(request()); // never settled: the instance dies
       const survivor = await start(config, { acme: { wallet: 1, limits: { concurrency: 1 } } }, clock);
       assert.equal((await denial(survivor.policy.admit(request()))).kind, 'rate_limited');
-      clock.advance(15 * 60_000 + 1);
+      clock.advance(LEASE_MS + 1);
       await (await survivor.policy.admit(request())).settle(USAGE);
       assert.equal((await survivor.admin.usage('acme')).inFlight, 0);
     });

@@ -127,8 +127,14 @@ function checkReferences(config: ResolvedConfig): void {
       }
     });
   }
+  const firstWithId = new Map<string, number>();
   config.keys.forEach((key, index) => {
     if (!(key.org in config.organizations)) problems.push(`keys.${index}.org: organization "${key.org}" is not declared in "organizations"`);
+    // A revocation, a key's budget and its limits are kept by id (`tollgate admin keys revoke <id>` names no
+    // organization): two keys with one id would share them, and revoking one could revoke the other's.
+    const first = key.id === undefined ? undefined : firstWithId.get(key.id);
+    if (first !== undefined) problems.push(`keys.${index}.id: "${key.id}" is already the id of keys.${first}; key ids must be unique`);
+    else if (key.id !== undefined) firstWithId.set(key.id, index);
   });
   if (problems.length > 0) throw new ConfigError(`Invalid Tollgate configuration:\n  ${problems.join('\n  ')}`);
 }

@@ -37,5 +37,8 @@ export interface IdempotencyStore {
 
 /** How long an answer is replayed. */
 export const ANSWER_TTL_MS = 24 * 60 * 60_000;
-/** How long a running claim holds its key if its instance dies before completing: longer than any request. */
+/**
+ * How long a running claim holds its key if its instance dies before completing, at the least: the stores are given
+ * longer when a request may run longer (config longestRequestMs, from relay.attemptDeadlineMs).
+ */
 export const RUNNING_TTL_MS = 15 * 60_000;

@@ -51,7 +51,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   constructor(
     private readonly clock: Clock,
-    private readonly bounds: { maxEntries: number; maxBytes: number },
+    private readonly bounds: { maxEntries: number; maxBytes: number; runningTtlMs?: number },
   ) {}
 
   begin(org: string, key: string, fingerprint: string): IdempotencyClaim {
@@ -68,7 +68,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       this.#forget(held);
     }
     const token = String(++this.#claims);
-    this.#records.set(id, (this.#newest = new KeyRecord(id, fingerprint, token, now + RUNNING_TTL_MS)));
+    this.#records.set(id, (this.#newest = new KeyRecord(id, fingerprint, token, now + (this.bounds.runningTtlMs ?? RUNNING_TTL_MS))));
     if (this.#records.size > this.bounds.maxEntries) this.#evict();
     return { state: 'claimed', token };
   }

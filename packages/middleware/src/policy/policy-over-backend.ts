@@ -64,12 +64,18 @@ export class PolicyOverBackend<Ticket, Pending extends { id: string }> implement
 
   async #admitRemote(request: AdmissionRequest, org: ResolvedConfig['organizations'][string], now: number): Promise<AdmitAnswer<Ticket>> {
     const attempt = randomUUID();
+    let admitting: Promise<AdmitAnswer<Ticket>> | undefined;
     try {
-      return await withDeadline(this.backend.admit(request, org, now, attempt), this.context.config.policyTimeoutMs);
+      admitting = Promise.resolve(this.backend.admit(request, org, now, attempt));
+      return await withDeadline(admitting, this.context.config.policyTimeoutMs);
     } catch (error) {
       // The admission may still have run (a reply lost or late): the backend releases what it may hold,
-      // so a refused request never keeps a concurrency slot until its lease expires.
-      this.backend.abandon(attempt, request, error, this.#unsent);
+      // so a refused request never keeps a concurrency slot until its lease expires. Past the deadline the
+      // backend's admission may still be under way (several round trips): the release is sent once it has
+      // ended, never before its last command, which would otherwise take the lease after the release.
+      const release = (cause: unknown) => this.backend.abandon(attempt, request, cause, this.#unsent);
+      if (admitting && error instanceof DeadlineExpired) admitting.then(() => release(error), release);
+      else release(error);
       throw denials.policyUnavailable(error);
     }
   }
@@ -124,11 +130,14 @@ class BackendAdmission<Ticket, Pending extends { id: string }> implements Admiss
   }
 }
 
+/** The policy store did not answer within policyTimeoutMs: its admission may still be under way. */
+class DeadlineExpired extends Error {}
+
 /** DESIGN step 7: the whole admission answers within the deadline, however many commands it needed. */
 function withDeadline<T>(work: Promise<T> | T, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the policy store did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new DeadlineExpired(`the policy store did not answer within ${ms} ms`)), ms);
   });
   return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }

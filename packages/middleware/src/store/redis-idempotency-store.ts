@@ -42,8 +42,8 @@ type IdempotencyRedis = (Redis | Cluster) & {
 
 /**
  * Idempotency-Key records shared by every instance: one Redis hash per organization and key (named by the
- * key's SHA-256, in the organization's hash slot), expiring 24 hours after the answer, or 15 minutes after
- * the claim if its instance dies first. One script per step and one round trip each (claim; keep or free),
+ * key's SHA-256, in the organization's hash slot), expiring 24 hours after the answer, or `runningTtlMs`
+ * after the claim if its instance dies first (a minute more than the longest request). One script per step and one round trip each (claim; keep or free),
  * so two instances cannot both claim. The answer's body is kept as its bytes (no base64, no JSON around it).
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
@@ -52,6 +52,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   constructor(
     redis: Redis | Cluster,
     private readonly prefix: string,
+    /** How long a running claim holds its key if its instance dies first (config longestRequestMs). */
+    private readonly runningTtlMs = RUNNING_TTL_MS,
   ) {
     this.#redis = redis as IdempotencyRedis;
     this.#redis.defineCommand('tollgateIdemBegin', { numberOfKeys: 1, lua: BEGIN });
@@ -60,7 +62,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async begin(org: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
     const token = randomUUID();
-    const held = await this.#redis.tollgateIdemBeginBuffer(this.#key(org, key), fingerprint, token, RUNNING_TTL_MS);
+    const held = await this.#redis.tollgateIdemBeginBuffer(this.#key(org, key), fingerprint, token, this.runningTtlMs);
     if (held === null) return { state: 'claimed', token };
     if (held.length === 2) return legacyClaim(held[1].toString(), fingerprint);
     const [fp, state, status, headers, body] = held;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
-import type { OrganizationConfig, ResolvedConfig } from '../config/index.js';
+import { longestRequestMs, type OrganizationConfig, type ResolvedConfig } from '../config/index.js';
 import { nextReset } from '../policy/allowance-period.js';
 import { checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
@@ -21,8 +21,6 @@ import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
 import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } from './redis-legacy-layout.js';
 
-/** How long a concurrency slot lives if its instance dies before settling: longer than any request. */
-const SLOT_LEASE_MS = 15 * 60_000;
 /** A release whose admission may or may not have run: nothing used, no window to correct. */
 const NOTHING_USED: Usage = { inputTokens: 0, outputTokens: 0 };
 const REVOKED: Refusal = { verdict: 'revoked' };
@@ -72,7 +70,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     private readonly logger: Pick<Logger, 'error'>,
     private readonly connection: RedisConnection,
   ) {
-    this.idempotency = new RedisIdempotencyStore(redis, prefix);
+    this.idempotency = new RedisIdempotencyStore(redis, prefix, longestRequestMs(config.relay));
   }
 
   static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
@@ -170,6 +168,8 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   }
 
   #keysNamed = false;
+  /** The key-id secret this instance named its configured keys with (written back after Redis lost its data). */
+  #secret: string | undefined;
 
   /**
    * Configured keys are named with an HMAC under one secret that every instance reads from Redis (made
@@ -177,12 +177,15 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
    * Redis has answered once, those keys authenticate as policy_unavailable.
    */
   async #nameConfiguredKeys(): Promise<void> {
-    if (this.#keysNamed) return;
     const key = `${this.prefix}key-id-secret`;
-    await this.redis.set(key, randomBytes(32).toString('hex'), 'NX');
+    // Written again after every (re)connection and after Redis lost its data: an instance that already named
+    // its keys puts its secret back, so an instance started after the loss names them alike (and revocations
+    // and per-key state, kept by key id, stay shared); if another instance wrote one first, it is adopted.
+    await this.redis.set(key, this.#secret ?? randomBytes(32).toString('hex'), 'NX');
     const secret = await this.redis.get(key);
     if (!secret) throw new Error(`Redis lost ${key}`);
-    this.keys.assignConfiguredIds(secret);
+    if (secret !== this.#secret) this.keys.assignConfiguredIds(secret);
+    this.#secret = secret;
     this.#keysNamed = true;
   }
 
@@ -198,7 +201,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
       this.redis.tollgateAdmit(
         k.bal, k.win, k.slots, k.revoked, k.lapsed, k.reservations, kk.state, kk.win, kk.slots, kk.reservations,
         now, attempt, keyId, org.limits.rpm ?? 0, org.limits.tpm ?? 0, org.limits.concurrency ?? 0,
-        request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', SLOT_LEASE_MS,
+        request.estimatedInputTokens, request.billing, org.included?.tokens ?? -1, org.included ? nextReset(org.included, now) : '', longestRequestMs(this.config.relay),
         usdToMicros(org.overdraft), worstCaseMicros(request),
         limits?.rpm ?? 0, limits?.tpm ?? 0, limits?.concurrency ?? 0, budget ? usdToMicros(budget.usd) : -1, budget ? nextReset({ period: budget.period }, now) : '',
         worstCaseTokens(request),
@@ -208,6 +211,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     if (answer[0] === 'uninitialised') {
       // A Redis that lost its data (no persistence) starts again from the config's opening balances.
       await this.#initialise();
+      await this.#nameConfiguredKeys();
       answer = await admitOnce();
     }
     // The admit script answers billing's fields first, then the key's window second (redis-scripts.ts).
