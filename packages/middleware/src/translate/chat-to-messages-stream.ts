@@ -1,6 +1,7 @@
 import { countOrNaN } from './usage-report.js';
 import { openaiCachedTokens } from './cached-prompt-tokens.js';
 import { stopReasonFromFinishReason } from './map-stop-reason.js';
+import { messagesUsageOfChat } from './chat-to-messages-response.js';
 import type { AnthropicEvent, ChatChunk } from './wire-types.js';
 
 type OpenBlock = { kind: 'text'; index: number } | { kind: 'tool'; index: number; toolIndex: number };
@@ -20,6 +21,7 @@ export class ChatToMessagesStream {
   #open: OpenBlock | undefined;
   #nextBlock = 0;
   #finishReason: string | undefined;
+  #refused = false;
   #inputTokens = 0;
   #outputTokens = 0;
   #cachedInputTokens = 0;
@@ -50,9 +52,12 @@ export class ChatToMessagesStream {
     const choice = chunk.choices[0];
     if (!choice) return events;
     const { delta } = choice;
-    if (delta.content) {
+    // OpenAI's refusal (structured outputs) is text of an answer that stops with Anthropic's `refusal`.
+    if (delta.refusal) this.#refused = true;
+    for (const text of [delta.content, delta.refusal]) {
+      if (!text) continue;
       if (this.#open?.kind !== 'text') events.push(...this.#openBlock({ kind: 'text' }, { type: 'text', text: '' }));
-      events.push({ type: 'content_block_delta', index: this.#open!.index, delta: { type: 'text_delta', text: delta.content } });
+      events.push({ type: 'content_block_delta', index: this.#open!.index, delta: { type: 'text_delta', text } });
     }
     for (const call of delta.tool_calls ?? []) {
       const isNew = this.#open?.kind !== 'tool' || this.#open.toolIndex !== call.index;
@@ -82,8 +87,8 @@ export class ChatToMessagesStream {
     events.push(...this.#closeBlock());
     events.push({
       type: 'message_delta',
-      delta: { stop_reason: stopReasonFromFinishReason(this.#finishReason), stop_sequence: null },
-      usage: { input_tokens: this.#inputTokens, output_tokens: this.#outputTokens },
+      delta: { stop_reason: this.#refused ? 'refusal' : stopReasonFromFinishReason(this.#finishReason), stop_sequence: null },
+      usage: messagesUsageOfChat(this.#inputTokens, this.#outputTokens, this.#cachedInputTokens),
     });
     events.push({ type: 'message_stop' });
     return events;

@@ -15,7 +15,9 @@ export function chatToResponsesResponse(completion: ChatCompletion, alias: strin
   const id = responseIdOf(completion.id);
   const output: ResponsesOutputItem[] = [];
   const text = choice?.message.content ?? '';
-  if (text) output.push({ type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] });
+  const refusal = choice?.message.refusal;
+  // OpenAI's refusal (structured outputs) is a `refusal` content part in Responses, as OpenAI's own Responses API sends it.
+  if (text || refusal) output.push({ type: 'message', id: `msg_${id}`, status: 'completed', role: 'assistant', content: [...(text ? [{ type: 'output_text' as const, text, annotations: [] }] : []), ...(refusal ? [{ type: 'refusal' as const, refusal }] : [])] });
   (choice?.message.tool_calls ?? []).forEach((call, n) => {
     output.push({ type: 'function_call', id: `fc_${id}_${n}`, status: 'completed', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
   });

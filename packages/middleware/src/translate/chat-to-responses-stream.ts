@@ -4,7 +4,7 @@ import { responseShell, responsesUsage } from './chat-to-responses-response.js';
 import type { ResponsesEvent, ResponsesOutputItem, ResponsesResponse } from './responses-wire.js';
 import type { ChatChunk } from './wire-types.js';
 
-type OpenItem = { kind: 'text'; outputIndex: number; id: string; text: string } | { kind: 'call'; outputIndex: number; id: string; callId: string; name: string; arguments: string };
+type OpenItem = { kind: 'text' | 'refusal'; outputIndex: number; id: string; text: string } | { kind: 'call'; outputIndex: number; id: string; callId: string; name: string; arguments: string };
 
 /**
  * OpenAI chat chunks → Responses SSE events (`response.created` … `response.completed`). The
@@ -47,6 +47,13 @@ export class ChatToResponsesStream {
       open.text += delta.content;
       events.push(this.#event('response.output_text.delta', { item_id: open.id, output_index: open.outputIndex, content_index: 0, delta: delta.content, logprobs: [] }));
     }
+    if (delta.refusal) {
+      // OpenAI's refusal (structured outputs): a message whose part is a `refusal`, as OpenAI's Responses API streams it.
+      if (this.#open?.kind !== 'refusal') events.push(...this.#close(), ...this.#openText('refusal'));
+      const open = this.#open as OpenItem & { kind: 'refusal' };
+      open.text += delta.refusal;
+      events.push(this.#event('response.refusal.delta', { item_id: open.id, output_index: open.outputIndex, content_index: 0, delta: delta.refusal }));
+    }
     for (const call of delta.tool_calls ?? []) {
       let open = this.#callsByIndex.get(call.index);
       if (!open) {
@@ -75,7 +82,7 @@ export class ChatToResponsesStream {
   finish(): ResponsesEvent[] {
     const events = this.#close();
     const incomplete = this.#finishReason === 'length' || this.#finishReason === 'content_filter';
-    const text = this.#done.flatMap((item) => (item.type === 'message' ? item.content.map((c) => c.text) : [])).join('');
+    const text = this.#done.flatMap((item) => (item.type === 'message' ? item.content.map((c) => (c.type === 'output_text' ? c.text : '')) : [])).join('');
     const response: ResponsesResponse = {
       ...this.#response!,
       status: incomplete ? 'incomplete' : 'completed',
@@ -88,12 +95,12 @@ export class ChatToResponsesStream {
     return events;
   }
 
-  #openText(): ResponsesEvent[] {
-    const open: OpenItem = { kind: 'text', outputIndex: this.#done.length, id: `msg_${this.#response!.id.slice(5)}_${this.#done.length}`, text: '' };
+  #openText(kind: 'text' | 'refusal' = 'text'): ResponsesEvent[] {
+    const open: OpenItem = { kind, outputIndex: this.#done.length, id: `msg_${this.#response!.id.slice(5)}_${this.#done.length}`, text: '' };
     this.#open = open;
     return [
       this.#event('response.output_item.added', { output_index: open.outputIndex, item: { type: 'message', id: open.id, status: 'in_progress', role: 'assistant', content: [] } }),
-      this.#event('response.content_part.added', { item_id: open.id, output_index: open.outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+      this.#event('response.content_part.added', { item_id: open.id, output_index: open.outputIndex, content_index: 0, part: kind === 'refusal' ? { type: 'refusal', refusal: '' } : { type: 'output_text', text: '', annotations: [] } }),
     ];
   }
 
@@ -106,6 +113,16 @@ export class ChatToResponsesStream {
       this.#done.push(item);
       return [
         this.#event('response.function_call_arguments.done', { item_id: open.id, output_index: open.outputIndex, name: open.name, arguments: open.arguments }),
+        this.#event('response.output_item.done', { output_index: open.outputIndex, item }),
+      ];
+    }
+    if (open.kind === 'refusal') {
+      const part = { type: 'refusal' as const, refusal: open.text };
+      const item: ResponsesOutputItem = { type: 'message', id: open.id, status: 'completed', role: 'assistant', content: [part] };
+      this.#done.push(item);
+      return [
+        this.#event('response.refusal.done', { item_id: open.id, output_index: open.outputIndex, content_index: 0, refusal: open.text }),
+        this.#event('response.content_part.done', { item_id: open.id, output_index: open.outputIndex, content_index: 0, part }),
         this.#event('response.output_item.done', { output_index: open.outputIndex, item }),
       ];
     }

@@ -2,6 +2,8 @@
 export function finishReasonFromStopReason(stopReason: string | null | undefined): string {
   switch (stopReason) {
     case 'max_tokens':
+    // The turn was cut by the context window (Sonnet 4.5 and later): truncated, as Bedrock's same reason maps.
+    case 'model_context_window_exceeded':
       return 'length';
     case 'tool_use':
       return 'tool_calls';

@@ -17,7 +17,7 @@ export interface ResponsesRequest extends Record<string, unknown> {
 }
 
 export type ResponsesOutputItem =
-  | { type: 'message'; id: string; status: 'completed' | 'in_progress' | 'incomplete'; role: 'assistant'; content: { type: 'output_text'; text: string; annotations: unknown[] }[] }
+  | { type: 'message'; id: string; status: 'completed' | 'in_progress' | 'incomplete'; role: 'assistant'; content: ({ type: 'output_text'; text: string; annotations: unknown[] } | { type: 'refusal'; refusal: string })[] }
   | { type: 'function_call'; id: string; status: 'completed' | 'in_progress' | 'incomplete'; call_id: string; name: string; arguments: string };
 
 export interface ResponsesUsage {

@@ -52,6 +52,8 @@ export interface ChatCompletion extends Json {
 export interface ChatChunkDelta {
   role?: 'assistant';
   content?: string | null;
+  /** OpenAI's refusal (structured outputs), streamed apart from the content. */
+  refusal?: string | null;
   tool_calls?: { index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }[];
 }
 

@@ -14,6 +14,8 @@ export class MessagesToChatStream {
   #id = 'chatcmpl-tollgate';
   #created = Math.floor(Date.now() / 1000);
   #toolIndexByBlock = new Map<number, number>();
+  /** Tool blocks whose input has had a non-empty fragment: one with none is a call without arguments, `{}`. */
+  readonly #toolsWithInput = new Set<number>();
   #finishReason = 'stop';
   #usage: ChatUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   /** Anthropic's prompt parts as last reported: a message_delta may revise some and omit others. */
@@ -47,9 +49,19 @@ export class MessagesToChatStream {
         if (delta.type === 'text_delta') return [this.#chunk({ content: delta.text ?? '' })];
         if (delta.type === 'input_json_delta') {
           const index = this.#toolIndexByBlock.get(event.index as number) ?? 0;
+          if (delta.partial_json) this.#toolsWithInput.add(event.index as number);
           return [this.#chunk({ tool_calls: [{ index, function: { arguments: delta.partial_json ?? '' } }] })];
         }
         return [];
+      }
+      case 'content_block_stop': {
+        // Anthropic streams a call without arguments as `partial_json: ""` (recorded anthropic-tool-no-args): its
+        // arguments are `{}`, as OpenAI sends them and as the same answer gives unstreamed (JSON.stringify(input)).
+        const block = event.index as number;
+        const index = this.#toolIndexByBlock.get(block);
+        if (index === undefined || this.#toolsWithInput.has(block)) return [];
+        this.#toolsWithInput.add(block);
+        return [this.#chunk({ tool_calls: [{ index, function: { arguments: '{}' } }] })];
       }
       case 'message_delta': {
         const delta = event.delta as { stop_reason?: string | null };

@@ -36,6 +36,8 @@ export class ConverseToChatStream {
   readonly #created = Math.floor(Date.now() / 1000);
   /** Tool-call index of each content block that is a toolUse. */
   readonly #toolCalls = new Map<number, number>();
+  /** toolUse blocks that had input: one with none is a call without arguments, `{}`. */
+  readonly #toolsWithInput = new Set<number>();
   #usage: ChatUsage | undefined;
   #converseUsage: ConverseUsage | undefined;
   #text = '';
@@ -63,8 +65,13 @@ export class ConverseToChatStream {
       }
       case 'contentBlockDelta':
         return this.#delta(event.payload.contentBlockIndex, event.payload.delta);
-      case 'contentBlockStop':
-        return [];
+      case 'contentBlockStop': {
+        const index = this.#toolCalls.get(event.payload.contentBlockIndex);
+        if (index === undefined || this.#toolsWithInput.has(event.payload.contentBlockIndex)) return [];
+        this.#toolsWithInput.add(event.payload.contentBlockIndex);
+        this.#text += '{}';
+        return [this.#chunk({ tool_calls: [{ index, function: { arguments: '{}' } }] })];
+      }
       case 'messageStop':
         this.#finishReason = finishReasonFromConverse(event.payload.stopReason);
         return [];
@@ -93,6 +100,7 @@ export class ConverseToChatStream {
     }
     const index = this.#toolCalls.get(block);
     if (delta.toolUse && index !== undefined) {
+      if (delta.toolUse.input) this.#toolsWithInput.add(block);
       this.#text += delta.toolUse.input;
       return [this.#chunk({ tool_calls: [{ index, function: { arguments: delta.toolUse.input } }] })];
     }

@@ -1,6 +1,6 @@
 import { countOrNaN, openaiCachedTokens, wireFamilies, type ChatCompletion } from '../../translate/index.js';
 import type { ChatStreamChunk, ChatWireUsage } from '@tollgate/wire-families';
-import type { ClientEvent, Codec, SeenUsage } from '../codec.js';
+import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage } from '../codec.js';
 import { decodeEvent } from '../decode-event.js';
 import { ProgressRelay } from '../stream-progress.js';
 import { openaiChatChunk } from '../upstream-events.js';
@@ -41,6 +41,9 @@ export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsag
 
   /** `[DONE]` came: OpenAI's last event (StreamTranslator.ended). */
   ended = false;
+  /** Choices (n > 1) that sent something, and those that sent their finish_reason: each must finish. */
+  readonly #started = new Set<number>();
+  readonly #finished = new Set<number>();
 
   push(event: { data: string }): ClientEvent[] {
     if (event.data === '[DONE]') {
@@ -50,10 +53,22 @@ export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsag
     const chunk = decodeEvent(event.data, openaiChatChunk);
     chunk.model = this.alias;
     this.progress.see(chunk);
+    for (const choice of chunk.choices ?? []) {
+      const index = typeof (choice as { index?: unknown }).index === 'number' ? (choice as { index: number }).index : 0;
+      this.#started.add(index);
+      if (choice.finish_reason) this.#finished.add(index);
+    }
     const isUsageOnly = (chunk.choices ?? []).length === 0 && chunk.usage;
     if (isUsageOnly && !this.wantsUsage) return [];
     if (!this.wantsUsage && chunk.usage !== undefined) delete chunk.usage;
     return [{ data: chunk }];
+  }
+
+  /** A stream ends normally only when every choice it started finished (one finish_reason is not all of n). */
+  override end(): ClientEvent[] {
+    const closing = super.end();
+    for (const index of this.#started) if (!this.#finished.has(index)) throw new IncompleteStream(`upstream chat stream ended without a finish_reason for choice ${index}`);
+    return closing;
   }
 }
 
