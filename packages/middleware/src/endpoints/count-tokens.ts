@@ -1,6 +1,7 @@
 import { authenticate } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
+import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
 import { definitionOf, prepareCount, type TokenCounter } from '../providers/index.js';
 import { estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure } from '../upstream/index.js';
@@ -29,7 +30,7 @@ export async function countTokens(ctx: RequestContext): Promise<void> {
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');
   const route = model.routes[0]!;
   const counter = definitionOf(route.provider.kind).countTokens;
-  const inputTokens = counter ? await askProvider(ctx, route, counter, body) : undefined;
+  const inputTokens = counter ? await askProvider(ctx, model.alias, route, counter, body) : undefined;
   sendJson(ctx.res, 200, { input_tokens: inputTokens ?? countLocally(body) });
 }
 
@@ -38,15 +39,31 @@ function countLocally(body: Record<string, unknown>): number {
 }
 
 /** The provider's count, or undefined when it could not be reached (transient failures after retries). */
-async function askProvider(ctx: RequestContext, route: CatalogModel['routes'][number], counter: TokenCounter, body: Record<string, unknown>): Promise<number | undefined> {
+async function askProvider(ctx: RequestContext, alias: string, route: CatalogModel['routes'][number], counter: TokenCounter, body: Record<string, unknown>): Promise<number | undefined> {
   const upstream = ctx.runtime.gateway.plans.upstreamOf(route.providerName);
   const call = upstreamCallOf(upstream, prepareCount(route.provider, route.model, counter, body, ctx.req.headers), ctx.departure);
   try {
-    const response = await withRouteRetries(upstream, ctx.departure, () => ctx.runtime.gateway.upstream.postJson(call));
+    const response = await withRouteRetries(upstream, ctx.departure, () => tracedPost(ctx, alias, route, call));
     return counter.inputTokens(response.body);
   } catch (error) {
     if (error instanceof UpstreamFailure && error.transient) return undefined;
     // contract §2.3: a rejection is relayed like a model call's, with the provider's message, status and body.
     throw upstreamServiceError(error);
+  }
+}
+
+/** One attempt of the count call, as a client span of the request's (its traceparent sent upstream) when tracing. */
+async function tracedPost(ctx: RequestContext, alias: string, route: CatalogModel['routes'][number], call: ReturnType<typeof upstreamCallOf>) {
+  const observation = ctx.observation;
+  if (!observation?.span) return ctx.runtime.gateway.upstream.postJson(call);
+  const headers: Record<string, string> = Object.assign({}, call.headers);
+  const span = startUpstreamSpan(observation, { name: route.providerName, kind: route.provider.kind }, route.model, alias, headers);
+  try {
+    const response = await ctx.runtime.gateway.upstream.postJson({ ...call, headers });
+    endUpstreamSpan(span, {});
+    return response;
+  } catch (error) {
+    endUpstreamSpan(span, { error });
+    throw error;
   }
 }

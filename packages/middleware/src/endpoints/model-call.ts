@@ -7,7 +7,7 @@ import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Soon, type Usage } from '../policy/index.js';
 import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
-import { countTokens, estimateInputTokens } from '../tokenize/index.js';
+import { countTokens, embeddingInputTokens, estimateInputTokens } from '../tokenize/index.js';
 import { answerTextOf } from '../translate/index.js';
 import { UpstreamFailure, type EventSink, type UpstreamBody, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
@@ -63,6 +63,8 @@ function runKeyed(call: ModelCall, policy: Policy): Promise<void> {
   const stream = call.body.stream === true;
   // The id goes in the answer's own headers as for any model call (nameAnswer); a replay is given it too.
   const requestId = [requestIdHeader[ctx.family], ctx.requestId] as const;
+  // A replay (or a 409/422) is still a request for this catalog alias: its metrics and access line say so.
+  if (ctx.observation) ctx.observation.alias = call.model.alias;
   const idempotent = { req: ctx.req, res: ctx.res, org: call.principal.org, body: call.body, store: policy.idempotency, maxAnswerBytes: ctx.runtime.config.idempotency.maxAnswerBytes, stream, requestId };
   // An idempotent JSON request runs to its answer even when its client leaves first: the answer is kept
   // for the client's retry, which then gets it without a second run or charge (README "Idempotency keys").
@@ -502,7 +504,10 @@ class Meter {
    */
   promptTokens(): number {
     // A method, not an arrow property: no closure per request (a stream's translator gets one of its own).
-    return this.#promptTokens >= 0 ? this.#promptTokens : (this.#promptTokens = estimateInputTokens(this.call.body));
+    if (this.#promptTokens >= 0) return this.#promptTokens;
+    const { call } = this;
+    // An embeddings prompt is its input alone, token-id arrays included (README: input tokens are billed).
+    return (this.#promptTokens = call.model.protocol === 'embeddings' ? embeddingInputTokens((call.body as { input?: unknown }).input) : estimateInputTokens(call.body));
   }
 
   /** The route that answered (`provider/model`), for the ledger line. */

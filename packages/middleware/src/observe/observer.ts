@@ -31,10 +31,14 @@ export class Observer {
 
   /** Called once, after the handler returned or its error was answered. */
   finish(observation: RequestObservation, req: IncomingMessage, res: ServerResponse): void {
-    // A stream broken after its headers still reports the status its headers said.
-    const status = res.statusCode;
+    // A stream broken after its headers still reports the status its headers said. A request answered with nothing
+    // (its client left first: the call was cancelled) is not a 200: 499, nginx's "client closed request".
+    const status = res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST;
     this.metrics?.record(observation, status);
     if (observation.span) endRequestSpan(observation, status);
     this.logger.access?.(accessLineOf(observation, req.method, status));
   }
 }
+
+/** The status nginx logs for a request whose client closed the connection before any answer. */
+const CLIENT_CLOSED_REQUEST = 499;

@@ -80,3 +80,23 @@ function collect(node: unknown, key: string | undefined, prompt: Prompt): void {
     for (const k in node) collect((node as Record<string, unknown>)[k], k, prompt);
   }
 }
+
+/**
+ * The prompt tokens of an embeddings request's `input` (OpenAI's forms): each text counted with o200k, each
+ * token-id array by its length (those ids are the tokens). Not estimateInputTokens, which reads every string of
+ * the body (`encoding_format`, `user`) and no number, so a token-id input counted as nothing.
+ *
+ * @example
+ * embeddingInputTokens([[1, 2, 3], [4, 5]]) // 5
+ */
+export function embeddingInputTokens(input: unknown): number {
+  if (typeof input === 'string') return countTokens(input);
+  if (!Array.isArray(input)) return 0;
+  let tokens = 0;
+  for (const item of input) {
+    if (typeof item === 'number') tokens += 1;
+    else if (typeof item === 'string') tokens += countTokens(item);
+    else if (Array.isArray(item)) tokens += item.length;
+  }
+  return tokens;
+}

@@ -1,1 +1,1 @@
-export { countTokens, estimateInputTokens } from './count-tokens.js';
+export { countTokens, embeddingInputTokens, estimateInputTokens } from './count-tokens.js';

@@ -20,13 +20,19 @@ export const geminiEmbeddingsCodec: Codec = {
     return { requests: textInputs(body.input).map((text) => ({ model, content: { parts: [{ text }] }, ...dimensions })) };
   },
   response(upstream, target, clientBody = {}) {
-    const embeddings = (upstream as { embeddings?: { values: number[] }[] }).embeddings ?? [];
+    const texts = textInputs(clientBody.input);
+    const embeddings = (upstream as { embeddings?: unknown } | null)?.embeddings;
+    // One embedding of numbers per input, or it is not Gemini's answer (usageCheckedCodec: retried, then 502).
+    if (!Array.isArray(embeddings) || embeddings.length !== texts.length) throw new Error(`expected ${texts.length} embedding(s) from batchEmbedContents`);
+    for (const e of embeddings as { values?: unknown }[]) {
+      if (!Array.isArray(e?.values) || !e.values.every((v) => typeof v === 'number' && Number.isFinite(v))) throw new Error('a Gemini embedding without numeric values');
+    }
     const base64 = clientBody.encoding_format === 'base64';
-    const inputTokens = textInputs(clientBody.input).reduce((sum, text) => sum + countTokens(text), 0);
+    const inputTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
     return {
       body: {
         object: 'list',
-        data: embeddings.map((e, index) => ({ object: 'embedding', index, embedding: base64 ? toBase64(e.values) : e.values })),
+        data: (embeddings as { values: number[] }[]).map((e, index) => ({ object: 'embedding', index, embedding: base64 ? toBase64(e.values) : e.values })),
         model: target.alias,
         usage: { prompt_tokens: inputTokens, total_tokens: inputTokens },
       },
