@@ -1,10 +1,11 @@
-import { countOrNaN, geminiCachedTokens, openaiCachedTokens, sumOfCounts, type ChatRequest } from '../../translate/index.js';
+import { countOrNaN, geminiCachedTokens, openaiCachedTokens, type ChatRequest } from '../../translate/index.js';
+import { UpstreamFailure } from '../../upstream/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { decodeEvent } from '../decode-event.js';
 import { chatToGeminiRequest } from './chat-to-gemini-request.js';
 import { geminiStreamEvent } from './gemini-events.js';
 import type { GeminiResponse } from './gemini-wire.js';
-import { geminiToChatResponse } from './gemini-to-chat-response.js';
+import { geminiOutputCount, geminiToChatResponse } from './gemini-to-chat-response.js';
 import { GeminiToChatStream } from './gemini-to-chat-stream.js';
 import { geminiParamsForChatClients } from './params.js';
 
@@ -18,7 +19,12 @@ export const geminiChatCodec: Codec = {
   upstreamPath: geminiGeneratePath,
   request: (body) => chatToGeminiRequest(body as ChatRequest),
   response(upstream, target) {
-    const response = upstream as GeminiResponse;
+    // A 2xx body that is not a generateContent answer (an error object, `{}`) is an unreadable answer: retried,
+    // then 502 (usageCheckedCodec), never an empty answer that looks blocked.
+    if (!geminiStreamEvent.is(upstream) || (!upstream.candidates?.length && !upstream.promptFeedback?.blockReason)) {
+      throw new UpstreamFailure('Upstream Gemini answer has an unexpected shape: no candidates and no promptFeedback.blockReason', {});
+    }
+    const response = upstream;
     return { body: geminiToChatResponse(response, target.alias), usage: geminiUsage(response) };
   },
   stream(target, clientBody) {
@@ -36,7 +42,7 @@ export function geminiGeneratePath(target: RouteTarget, stream: boolean): string
 export function geminiUsage(response: GeminiResponse): SeenUsage {
   const usage = response.usageMetadata;
   if (!usage) return { inputTokens: 0, outputTokens: 0, reported: false };
-  return { inputTokens: countOrNaN(usage.promptTokenCount ?? 0), outputTokens: sumOfCounts(usage.candidatesTokenCount, usage.thoughtsTokenCount) ?? Number.NaN, reported: true, cachedInputTokens: geminiCachedTokens(usage) };
+  return { inputTokens: countOrNaN(usage.promptTokenCount ?? 0), outputTokens: geminiOutputCount(usage), reported: true, cachedInputTokens: geminiCachedTokens(usage) };
 }
 
 /** Gemini SSE → chat chunks; the stream finished only if every candidate sent a finishReason. */

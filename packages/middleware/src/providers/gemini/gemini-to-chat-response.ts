@@ -67,9 +67,18 @@ export function thoughtSignatureOf(toolCallId: string): string | undefined {
 
 export function geminiChatUsage(usage: GeminiUsage | undefined): ChatUsage {
   const prompt = countOrNaN(usage?.promptTokenCount ?? 0);
-  const completion = sumOfCounts(usage?.candidatesTokenCount, usage?.thoughtsTokenCount) ?? Number.NaN;
+  const completion = geminiOutputCount(usage);
   const cached = geminiCachedTokens(usage ?? {});
   // In OpenAI's own field, so a chat client sees it and the metering reads it back (openaiCachedTokens);
   // a bad count stays NaN (JSON null) so the metering rejects the report (translate/usage-report.ts).
   return cached !== 0 ? { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cached } } : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+}
+
+/**
+ * Output tokens: `candidatesTokenCount` plus thinking. A usage without `candidatesTokenCount` is not a report of
+ * zero output (README "What is billed"): NaN, so the metering rejects it and bills the delivered output by the tokenizer.
+ */
+export function geminiOutputCount(usage: GeminiUsage | undefined): number {
+  if (usage?.candidatesTokenCount === undefined || usage.candidatesTokenCount === null) return Number.NaN;
+  return sumOfCounts(usage.candidatesTokenCount, usage.thoughtsTokenCount) ?? Number.NaN;
 }

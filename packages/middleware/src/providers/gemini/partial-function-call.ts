@@ -25,17 +25,19 @@ export class PartialFunctionCall {
     for (const part of parts) {
       const path = parsePath(part.jsonPath);
       if (path.length === 0) continue;
+      // Keys are the argument names the model wrote (`__proto__`, `constructor` included): read as own
+      // properties and written with defineProperty, never through a prototype's accessor.
       let node: Record<string | number, unknown> = this.#root;
       for (let i = 0; i < path.length - 1; i++) {
         const key = path[i]!;
-        node[key] ??= typeof path[i + 1] === 'number' ? [] : {};
-        node = node[key] as Record<string | number, unknown>;
+        if (own(node, key) == null) put(node, key, typeof path[i + 1] === 'number' ? [] : {});
+        node = own(node, key) as Record<string | number, unknown>;
       }
       const last = path.at(-1)!;
-      if (part.stringValue !== undefined) node[last] = (typeof node[last] === 'string' ? node[last] : '') + part.stringValue;
-      else if (part.numberValue !== undefined) node[last] = part.numberValue;
-      else if (part.boolValue !== undefined) node[last] = part.boolValue;
-      else if ('nullValue' in part) node[last] = null;
+      if (part.stringValue !== undefined) put(node, last, (typeof own(node, last) === 'string' ? own(node, last) : '') + part.stringValue);
+      else if (part.numberValue !== undefined) put(node, last, part.numberValue);
+      else if (part.boolValue !== undefined) put(node, last, part.boolValue);
+      else if ('nullValue' in part) put(node, last, null);
     }
   }
 
@@ -53,4 +55,12 @@ function parsePath(jsonPath: string): (string | number)[] {
     else if (match[3] !== undefined) keys.push(match[3]);
   }
   return keys;
+}
+
+function own(node: Record<string | number, unknown>, key: string | number): unknown {
+  return Object.hasOwn(node, key) ? node[key] : undefined;
+}
+
+function put(node: Record<string | number, unknown>, key: string | number, value: unknown): void {
+  Object.defineProperty(node, key, { value, writable: true, enumerable: true, configurable: true });
 }
