@@ -32,22 +32,37 @@ export function admissionRefusal(org: OrganizationConfig, balances: OrgBalances,
 export function limitRefusal(limits: Limits, windows: OrgWindows, request: AdmissionRequest, now: number): Refusal | null {
   const second = Math.floor(now / 1_000);
   const { rpm, tpm, concurrency } = limits;
+  // Every full window is checked, and the longest wait answered: a retry after a shorter one would be refused again.
+  let refusal: RateRefusal | null = null;
   if (rpm !== undefined) {
     windows.requests.advance(second);
     const admitted = windows.requests.total;
-    if (admitted >= rpm) return { verdict: 'rate', waitMs: windows.requests.waitUntilFreed(admitted - rpm + 1, now), what: `requests per minute (${rpm})` };
+    if (admitted >= rpm) refusal = longest(refusal, windows.requests.waitUntilFreed(admitted - rpm + 1, now), `requests per minute (${rpm})`);
   }
   if (tpm !== undefined) {
     windows.tokens.advance(second);
     const used = windows.tokens.total;
     // An empty window admits any prompt, even one larger than the whole limit (alone).
-    if (used > 0 && used + request.estimatedInputTokens > tpm) return { verdict: 'rate', waitMs: windows.tokens.waitUntilFreed(used + request.estimatedInputTokens - tpm, now), what: `tokens per minute (${tpm})` };
+    if (used > 0 && used + request.estimatedInputTokens > tpm) refusal = longest(refusal, windows.tokens.waitUntilFreed(used + request.estimatedInputTokens - tpm, now), `tokens per minute (${tpm})`);
   }
   if (concurrency !== undefined && windows.inFlight >= concurrency) {
     // A slot frees when a request ends, which cannot be predicted; one second is the contract's minimum.
-    return { verdict: 'rate', waitMs: 1_000, what: `concurrent requests (${concurrency})` };
+    refusal = longest(refusal, 1_000, `concurrent requests (${concurrency})`);
   }
-  return null;
+  return refusal;
+}
+
+type RateRefusal = Refusal & { verdict: 'rate' };
+
+/** The refusal with the longer wait: the one so far, or this limit's. */
+function longest(current: RateRefusal | null, waitMs: number, what: string): RateRefusal {
+  return current !== null && current.waitMs >= waitMs ? current : { verdict: 'rate', waitMs, what };
+}
+
+/** The longer of two rate refusals (an organization's and its key's): a retry after the shorter would be refused again. */
+export function longerWait(first: Refusal, second: Refusal | null): Refusal {
+  if (first.verdict !== 'rate' || second?.verdict !== 'rate') return first;
+  return second.waitMs > first.waitMs ? second : first;
 }
 
 const WALLET_EMPTY: Refusal = { verdict: 'wallet' };

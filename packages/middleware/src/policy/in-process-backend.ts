@@ -1,7 +1,7 @@
 import type { OrganizationConfig } from '../config/index.js';
 import type { IdempotencyStore } from '../idempotency/index.js';
 import type { Clock } from '../runtime-clock.js';
-import { admissionRefusal, applySettlement, chargeFor, includedClaim, recordAdmission, releaseSlot, reservationMicros } from './admission-rules.js';
+import { admissionRefusal, applySettlement, chargeFor, includedClaim, limitRefusal, longerWait, recordAdmission, releaseSlot, reservationMicros } from './admission-rules.js';
 import { keyRefusal, recordKeyAdmission, refreshBudget, settleKey, type KeyState } from './key-rules.js';
 import { billedTokens, type BilledTokens } from './money.js';
 import { refreshAllowance, type OrgBalances, type OrgWindows, type WindowTicket } from './org-state.js';
@@ -62,9 +62,10 @@ export class InProcessBackend implements PolicyBackend<InProcessTicket> {
     refreshAllowance(balances, org, now);
     const reservation = reservationMicros(org, balances, request, windows);
     const refusal = admissionRefusal(org, balances, windows, request, now, reservation);
-    if (refusal) return refusal;
     // The key's own limits and budget, after the organization's (README "Per-key limits and budgets").
     const keyState = this.state.keyState(request.principal.keyId);
+    // A rate refusal names the longest wait of the organization's windows and the key's, so a retry after it is admitted.
+    if (refusal) return request.principal.limits ? longerWait(refusal, limitRefusal(request.principal.limits, keyState.windows, request, now)) : refusal;
     refreshBudget(keyState, request.principal, now);
     const keyRefused = keyRefusal(request.principal, keyState, request, now, reservation);
     if (keyRefused) return keyRefused;

@@ -73,15 +73,18 @@ end
 local function limitRefusal(win, rpm, tpm, est, now)
   if rpm <= 0 and tpm <= 0 then return nil, nil end
   local head = advance(win, math.floor(now / 1000))
+  -- Every full window is checked and the longest wait answered: a retry after a shorter one would be refused again.
+  local wait = -1
   if rpm > 0 then
     local admitted = tonumber(redis.call('HGET', win, 'rt') or '0')
-    if admitted >= rpm then return {'rate', tostring(waitUntilFreed(win, 'r', head, admitted - rpm + 1, now))}, head end
+    if admitted >= rpm then wait = math.max(wait, waitUntilFreed(win, 'r', head, admitted - rpm + 1, now)) end
   end
   if tpm > 0 then
     local used = tonumber(redis.call('HGET', win, 'tt') or '0')
     -- An empty window admits any prompt, even one larger than the whole limit (alone).
-    if used > 0 and used + est > tpm then return {'rate', tostring(waitUntilFreed(win, 't', head, used + est - tpm, now))}, head end
+    if used > 0 and used + est > tpm then wait = math.max(wait, waitUntilFreed(win, 't', head, used + est - tpm, now)) end
   end
+  if wait >= 0 then return {'rate', tostring(wait)}, head end
   return nil, head
 end
 -- Counts an admission in its window's head second; answers the totals counted and the tokens' second ('' each when not limited).
@@ -183,7 +186,12 @@ local rpm = tonumber(ARGV[4])
 local tpm = tonumber(ARGV[5])
 local est = tonumber(ARGV[7])
 local limited, head = limitRefusal(KEYS[2], rpm, tpm, est, now)
-if limited then return limited end
+if limited then
+  -- The key's own windows too: the refusal names the longer wait, so a retry after it is admitted.
+  local keyLimited = limitRefusal(KEYS[8], tonumber(ARGV[14]), tonumber(ARGV[15]), est, now)
+  if keyLimited and tonumber(keyLimited[2]) > tonumber(limited[2]) then return keyLimited end
+  return limited
+end
 -- Leases that expired unsettled (a dead instance, a request longer than the lease) free their slot but
 -- are kept aside, so their settlement, if it ever comes, still charges once.
 local lapsed = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, 100)
