@@ -26,6 +26,8 @@ export class ChatSession {
   #queue: Queued[] = [];
   /** Automatic retries of the current question; the user's own Retry starts the count again. */
   #automaticRetries = 0;
+  /** Bumped by load(): a reply still ending from the conversation before belongs to it, not to this one. */
+  #conversation = 0;
 
   constructor(
     private readonly client: () => Promise<TollgateClient>,
@@ -93,6 +95,7 @@ export class ChatSession {
   /** Continues another conversation (Chat History): the views show it from the start. */
   load(messages: readonly ChatMessage[]): void {
     this.stop();
+    this.#conversation++;
     this.messages.splice(0, this.messages.length, ...messages);
     this.#queue = [];
     this.#changed();
@@ -120,6 +123,8 @@ export class ChatSession {
   async #reply(): Promise<boolean> {
     const id = ++this.#nextId;
     const abort = (this.#abort = new AbortController());
+    const conversation = this.#conversation;
+    const current = () => conversation === this.#conversation;
     this.post({ type: 'busy', busy: true });
     let text = '';
     let lastRender = 0;
@@ -138,6 +143,7 @@ export class ChatSession {
       return true;
     } catch (error) {
       if (abort.signal.aborted) {
+        if (!current()) return false;
         this.#keep(text);
         render(true, { stopped: true });
         return true;

@@ -27,7 +27,7 @@ export function cellText(value: unknown, storage?: 'integer' | 'real' | 'text' |
   if (typeof value === 'number' || typeof value === 'bigint') return { text: String(value), kind: 'number', full: String(value) };
   const full = typeof value === 'object' ? JSON.stringify(value) : String(value);
   const line = full.replace(/\r?\n/g, '↵');
-  return { text: line.length > MAX_CELL_CHARS ? `${line.slice(0, MAX_CELL_CHARS)}…` : line, kind: typeof value === 'object' ? 'json' : storage === 'integer' || storage === 'real' ? 'number' : 'text', full };
+  return { text: line.length > MAX_CELL_CHARS ? `${line.slice(0, /[\uD800-\uDBFF]/.test(line[MAX_CELL_CHARS - 1]!) ? MAX_CELL_CHARS - 1 : MAX_CELL_CHARS)}…` : line, kind: typeof value === 'object' ? 'json' : storage === 'integer' || storage === 'real' ? 'number' : 'text', full };
 }
 
 /**
@@ -61,11 +61,17 @@ export function compareCells(a: unknown, b: unknown): number {
   if (typeof b === 'string' && NON_FINITE_TEXT.has(b)) b = Number(b);
   if (a === null || a === undefined) return -1;
   if (b === null || b === undefined) return 1;
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
-  if (typeof a === 'number') return -1;
-  if (typeof b === 'number') return 1;
+  if (typeof a === 'string' && BIG_INTEGER.test(a)) a = BigInt(a);
+  if (typeof b === 'string' && BIG_INTEGER.test(b)) b = BigInt(b);
+  if (isNumeric(a) && isNumeric(b)) return a < b ? -1 : a > b ? 1 : 0;
+  if (isNumeric(a)) return -1;
+  if (isNumeric(b)) return 1;
   return String(a) < String(b) ? -1 : 1;
 }
+
+/** An integer the SQL endpoint sent as a string: beyond ±2^53, so never a text a safe number could be. */
+const BIG_INTEGER = /^-?\d{16,}$/;
+const isNumeric = (value: unknown): value is number | bigint => typeof value === 'number' || typeof value === 'bigint';
 
 /** A range of rows and columns as tab-separated lines, as spreadsheets paste them; NULL as an empty cell. */
 export function rangeAsTsv(rows: readonly unknown[][], left: number, right: number): string {
@@ -82,7 +88,9 @@ export function inspectorText(value: unknown, storage: string | undefined): { te
     for (let at = 0; at < bytes.length; at += 16) lines.push(`${at.toString(16).padStart(8, '0')}  ${[...bytes.slice(at, at + 16)].map((byte) => byte.toString(16).padStart(2, '0')).join(' ')}`);
     return { text: lines.join('\n'), kind: `BLOB, ${bytes.length} byte${bytes.length === 1 ? '' : 's'}` };
   }
-  if (typeof value === 'string' && /^\s*[[{]/.test(value)) {
+  if (storage === 'integer' || storage === 'real') return { text: String(value), kind: 'number' };
+  // JSON.parse rounds integers past 2^53: such a text is shown as it is rather than with a wrong number.
+  if (typeof value === 'string' && /^\s*[[{]/.test(value) && !/\d{16,}/.test(value)) {
     try {
       return { text: JSON.stringify(JSON.parse(value), null, 2), kind: 'JSON text' };
     } catch {

@@ -14,12 +14,13 @@ export function cellText(value: unknown): string {
   return String(value);
 }
 
-/** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; NULL is an empty field. */
+/** RFC 4180: fields with a comma, quote or line break are quoted, quotes doubled; NULL is an empty field, '' a quoted one. */
 export function toCsv(table: TableResult): string {
   const field = (value: unknown) => {
     if (value === null || value === undefined) return '';
     const text = cellText(value);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+    // An empty string is a quoted empty field, so it stays apart from NULL (PostgreSQL's COPY … CSV reads it so).
+    return text === '' || /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return [table.column_names, ...table.data].map((row) => row.map(field).join(',')).join('\r\n') + '\r\n';
 }

@@ -21,7 +21,8 @@ const spans: Record<string, string> = { "'": "'", '"': '"', '`': '`', '[': ']', 
 export function splitStatements(sql: string): SqlStatement[] {
   const statements: SqlStatement[] = [];
   let start = 0;
-  let blockDepth = 0;
+  /** The last two tokens (words upper-cased): a trigger ends at the `;` of `; END ;`, as sqlite3_complete() reads it. */
+  let last: [string, string] = ['', ''];
   let inTrigger: boolean | undefined;
   let i = 0;
   const finish = (end: number) => {
@@ -32,7 +33,7 @@ export function splitStatements(sql: string): SqlStatement[] {
       statements.push({ text, start: start + leading, end: start + leading + text.length });
     }
     start = end;
-    blockDepth = 0;
+    last = ['', ''];
     inTrigger = undefined;
   };
 
@@ -40,17 +41,23 @@ export function splitStatements(sql: string): SqlStatement[] {
     const opener = sql.startsWith('--', i) ? '--' : sql.startsWith('/*', i) ? '/*' : sql[i]!;
     const closer = spans[opener];
     if (closer !== undefined) {
+      if (opener !== '--' && opener !== '/*') last = [last[1], 'quoted'];
       i = skipSpan(sql, i + opener.length, closer);
       continue;
     }
     if (/[A-Za-z_]/.test(sql[i]!)) {
-      const word = /^[A-Za-z_][A-Za-z0-9_$]*/.exec(sql.slice(i, i + 64))![0];
+      wordAt.lastIndex = i;
+      const word = wordAt.exec(sql)![0];
       inTrigger ??= isTriggerStart(sql.slice(start, i + word.length));
-      if (inTrigger) blockDepth += blockDelta(word);
+      last = [last[1], word.toUpperCase()];
       i += word.length;
       continue;
     }
-    if (sql[i] === ';' && blockDepth <= 0) finish(i + 1);
+    if (sql[i] === ';' && (!inTrigger || (last[0] === ';' && last[1] === 'END'))) {
+      finish(i + 1);
+    } else if (!/\s/.test(sql[i]!)) {
+      last = [last[1], sql[i]!];
+    }
     i++;
   }
   finish(sql.length);
@@ -81,11 +88,8 @@ function isTriggerStart(head: string): boolean | undefined {
   return false;
 }
 
-/** In a trigger body `CASE … END` nests inside `BEGIN … END`, and both close with END. */
-function blockDelta(word: string): number {
-  const upper = word.toUpperCase();
-  return upper === 'BEGIN' || upper === 'CASE' ? 1 : upper === 'END' ? -1 : 0;
-}
+/** A word, read from where it starts however long it is (a slice cut a long name in two). */
+const wordAt = /[A-Za-z_][A-Za-z0-9_$]*/y;
 
 function hasCode(text: string): boolean {
   return stripComments(text).replace(/;/g, '').trim() !== '';
