@@ -45,7 +45,12 @@ export function adaptBody<Body extends object>(body: Body, table: MergedParams):
   let adaptation: Adaptation = NOTHING_ADAPTED;
   for (const [name, capability] of table) {
     const value = client[name];
-    if (value === undefined || value === null) continue;
+    if (value === undefined) continue;
+    if (value === null) {
+      // null is "not set": nothing to report (rule 3), but a route that cannot take the field must not be sent it.
+      if ('unsupported' in capability) delete (adapted ??= Object.assign({}, client))[name];
+      continue;
+    }
     if ('unsupported' in capability || ('expressible' in capability && !capability.expressible(value))) {
       delete (adapted ??= Object.assign({}, client))[name];
       if (adaptation === NOTHING_ADAPTED) adaptation = { dropped: [], clamped: [] };
@@ -73,9 +78,9 @@ const NOTHING_ADAPTED: Adaptation = Object.freeze({ dropped: Object.freeze([]) a
  */
 export function mergeParamRules(providerTable: ParamTable, modelRules: Record<string, ParamRule>, outputLimit: OutputLimit | undefined): MergedParams {
   const table: Record<string, ParamCapability> = { ...providerTable };
-  for (const [name, rule] of Object.entries(modelRules)) table[name] = rule === false ? { unsupported: true } : rule;
+  for (const [name, rule] of Object.entries(modelRules)) table[name] = rule === false ? { unsupported: true } : narrowed(table[name], rule) ?? rule;
   if (outputLimit?.max !== undefined) {
-    for (const field of outputLimit.fields) table[field] = { ...table[field], max: outputLimit.max };
+    for (const field of outputLimit.fields) table[field] = narrowed(table[field], { max: outputLimit.max }) ?? { ...table[field], max: outputLimit.max };
   }
   return Object.entries(table);
 }
@@ -88,4 +93,19 @@ export function adaptationHeaders(adaptation: Adaptation): Record<string, string
     headers['x-service-clamped-params'] = adaptation.clamped.map((c) => `${c.name}=${c.requested}>${c.applied}`).join(',');
   }
   return headers;
+}
+
+/**
+ * A range laid over a range capability (undefined for any other kind): the tighter bound of each side wins, so a model's rule narrows its provider's
+ * range (never widens it past what the provider takes) and the output limit never lifts a model's own max.
+ */
+function narrowed(capability: ParamCapability | undefined, range: { min?: number; max?: number }): ParamCapability | undefined {
+  if (capability && ('unsupported' in capability || 'expressible' in capability)) return undefined;
+  const min = tighter(Math.max, capability?.min, range.min);
+  const max = tighter(Math.min, capability?.max, range.max);
+  return { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+}
+
+function tighter(pick: (a: number, b: number) => number, a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : pick(a, b);
 }

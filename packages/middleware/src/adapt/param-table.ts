@@ -19,6 +19,9 @@ export const openAiServiceOnly: ParamTable = {
   audio: unsupported,
   reasoning_effort: unsupported,
   store: unsupported,
+  // Search models' web search and GPT-5's output verbosity.
+  web_search_options: unsupported,
+  verbosity: unsupported,
 };
 
 /**

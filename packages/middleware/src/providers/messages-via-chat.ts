@@ -29,6 +29,9 @@ export function messagesViaChat(chat: Codec): Codec {
       ...(chat.params.temperature ? { temperature: chat.params.temperature } : {}),
       ...(chat.params.top_p ? { top_p: chat.params.top_p } : {}),
       top_k: chat.params.top_k ?? unsupported,
+      // `metadata.user_id` becomes chat's `user`: where the chat route cannot take `user` (Gemini, Bedrock), the client's
+      // metadata never reaches the provider, so it is dropped and reported (contract §4.3 rule 1).
+      ...(chat.params.user ? { metadata: chat.params.user } : {}),
     },
     outputLimitFields: ['max_tokens'],
     toChat: messagesToChatRequest,
