@@ -1,7 +1,7 @@
 import { authenticate } from '../auth/index.js';
 import type { CatalogModel } from '../catalog/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
-import { endUpstreamSpan, startUpstreamSpan } from '../observe/index.js';
+import { inUpstreamSpan } from '../observe/index.js';
 import { definitionOf, prepareCount, type TokenCounter } from '../providers/index.js';
 import { estimateInputTokens } from '../tokenize/index.js';
 import { UpstreamFailure } from '../upstream/index.js';
@@ -53,17 +53,10 @@ async function askProvider(ctx: RequestContext, alias: string, route: CatalogMod
 }
 
 /** One attempt of the count call, as a client span of the request's (its traceparent sent upstream) when tracing. */
-async function tracedPost(ctx: RequestContext, alias: string, route: CatalogModel['routes'][number], call: ReturnType<typeof upstreamCallOf>) {
-  const observation = ctx.observation;
-  if (!observation?.span) return ctx.runtime.gateway.upstream.postJson(call);
-  const headers: Record<string, string> = Object.assign({}, call.headers);
-  const span = startUpstreamSpan(observation, { name: route.providerName, kind: route.provider.kind }, route.model, alias, headers);
-  try {
-    const response = await ctx.runtime.gateway.upstream.postJson({ ...call, headers });
-    endUpstreamSpan(span, {});
-    return response;
-  } catch (error) {
-    endUpstreamSpan(span, { error });
-    throw error;
-  }
+function tracedPost(ctx: RequestContext, alias: string, route: CatalogModel['routes'][number], call: ReturnType<typeof upstreamCallOf>) {
+  const { observation } = ctx;
+  const { upstream } = ctx.runtime.gateway;
+  if (!observation?.span) return upstream.postJson(call);
+  const provider = { name: route.providerName, kind: route.provider.kind };
+  return inUpstreamSpan(observation, provider, route.model, alias, call.headers, (headers) => upstream.postJson({ ...call, headers }));
 }

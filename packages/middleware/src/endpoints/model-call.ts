@@ -2,7 +2,7 @@ import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js
 import type { Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
-import { endUpstreamSpan, startUpstreamSpan, type RequestObservation } from '../observe/index.js';
+import { inUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Soon, type Usage } from '../policy/index.js';
 import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
@@ -272,20 +272,13 @@ function attempt(call: ModelCall, request: RouteRequest, meter: Meter, retry: nu
   return tracedRelay(call, request, meter, upstreamCall, headers, stream);
 }
 
-async function tracedRelay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
+function tracedRelay(call: ModelCall, request: RouteRequest, meter: Meter, upstreamCall: UpstreamCall, headers: Record<string, string>, stream: boolean): Promise<void> {
   const { plan } = request;
-  const observation = call.ctx.observation!;
-  // Tracing only: a copy of the (shared, cached) provider headers to carry this attempt's traceparent.
-  const traced: Record<string, string> = Object.assign({}, upstreamCall.headers);
-  const span = startUpstreamSpan(observation, { name: plan.providerName, kind: plan.provider.kind }, plan.target.model, plan.target.alias, traced);
-  upstreamCall.headers = traced;
-  try {
-    await relay(call, request, meter, upstreamCall, headers, stream);
-    endUpstreamSpan(span, meter.usage());
-  } catch (error) {
-    endUpstreamSpan(span, { error });
-    throw error;
-  }
+  const provider = { name: plan.providerName, kind: plan.provider.kind };
+  return inUpstreamSpan(call.ctx.observation!, provider, plan.target.model, plan.target.alias, upstreamCall.headers, (traced) => {
+    upstreamCall.headers = traced;
+    return relay(call, request, meter, upstreamCall, headers, stream);
+  }, () => meter.usage());
 }
 
 function observeAttempt(call: ModelCall, plan: RoutePlan, retry: number): void {

@@ -74,3 +74,36 @@ export function endUpstreamSpan(span: Span | undefined, outcome: { error?: unkno
   if (outcome.outputTokens !== undefined) span.setAttribute('gen_ai.usage.output_tokens', outcome.outputTokens);
   span.end();
 }
+
+/**
+ * `run` as one upstream attempt inside its client span (startUpstreamSpan), given a copy of the attempt's headers
+ * that carries its traceparent (a route's provider headers are shared, never written to), and the span ended with
+ * the attempt's usage or its error.
+ *
+ * @example
+ * const answer = await inUpstreamSpan(observation, provider, 'gpt-4o', 'gpt', call.headers, (headers) => client.postJson({ ...call, headers }));
+ */
+export async function inUpstreamSpan<T>(
+  observation: RequestObservation,
+  provider: { name: string; kind: string },
+  model: string,
+  alias: string,
+  headers: Readonly<Record<string, string>>,
+  run: (traced: Record<string, string>) => Promise<T>,
+  usage: () => { inputTokens?: number; outputTokens?: number } = noUsage,
+): Promise<T> {
+  const traced: Record<string, string> = Object.assign({}, headers);
+  const span = startUpstreamSpan(observation, provider, model, alias, traced);
+  try {
+    const result = await run(traced);
+    endUpstreamSpan(span, usage());
+    return result;
+  } catch (error) {
+    endUpstreamSpan(span, { error });
+    throw error;
+  }
+}
+
+function noUsage(): { inputTokens?: number; outputTokens?: number } {
+  return {};
+}

@@ -124,15 +124,15 @@ export class PostgresDatabase implements SqlEngine {
     // A statement that outlived its statement_timeout (the request turned it off: SET LOCAL statement_timeout = 0,
     // set_config(…, true)) is cancelled on the server before the hung-server timeout drops the socket, which
     // would leave the backend running it with its locks and its connection slot: answered as statement_timeout.
-    // PostgreSQL's CancelRequest names the backend by pid and secret key (a reused pid is never hit) and is not
-    // awaited: a hung server answers neither, and the connection is dropped after an overrun anyway.
+    // The cancel is a departing client's (#cancelBackend), not awaited: a hung server answers neither, and the
+    // connection is dropped after an overrun anyway.
     let overran = false;
     const overrun: Overrun = {
       afterMs: timeoutMs + HUNG_SERVER_GRACE_MS / 2,
       cancel: () => {
         if (overran) return;
         overran = true;
-        this.#cancelRequest(client);
+        void this.#cancelBackend(client);
       },
     };
     let index = 0;
@@ -285,8 +285,8 @@ export class PostgresDatabase implements SqlEngine {
   }
 
   /**
-   * PostgreSQL's cancel request (a separate connection naming the backend's pid and secret key): the running
-   * statement stops with 57014 and the transaction rolls back; the connection itself stays usable.
+   * Cancels the backend's running statement (`pg_cancel_backend` on a connection of its own): it stops with 57014
+   * and the transaction rolls back; the connection itself stays usable.
    */
   async #cancelBackend(client: pg.PoolClient): Promise<void> {
     const { processID } = client as unknown as { processID: number };
@@ -299,21 +299,6 @@ export class PostgresDatabase implements SqlEngine {
     } finally {
       await canceller.end().catch(() => undefined);
     }
-  }
-
-  /** PostgreSQL's CancelRequest (pid and secret key) for `client`'s running statement, on a connection of its own, not awaited. */
-  #cancelRequest(client: pg.PoolClient): void {
-    const { processID, secretKey } = client as unknown as { processID: number; secretKey: number };
-    const { host, port, connection } = new pg.Client({ connectionString: this.options.url }) as unknown as {
-      host: string;
-      port: number;
-      connection: { on(event: string, listener: () => void): void; connect(...target: unknown[]): void; cancel(pid: number, key: number): void; stream: { destroy(): void } };
-    };
-    connection.on('error', () => undefined);
-    connection.on('connect', () => connection.cancel(processID, secretKey));
-    if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
-    else connection.connect(port, host);
-    setTimeout(() => connection.stream.destroy(), 5_000).unref();
   }
 
   #failure(error: unknown, cancelled: boolean, statementIndex: number | undefined, overran = false): ServiceError {

@@ -161,13 +161,12 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     for (const record of this.keys.records()) if (revoked.has(record.keyId)) record.revoked = true;
     // Revoked under the id an earlier version derived from the key's bare hash: carried over to its id now.
     for (const [legacyId, record] of this.keys.legacyIds()) {
-      if (!revoked.has(legacyId) || !this.#keysNamed) continue;
+      if (!revoked.has(legacyId) || this.#secret === undefined) continue;
       record.revoked = true;
       if (!revoked.has(record.keyId)) await this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId);
     }
   }
 
-  #keysNamed = false;
   /** The key-id secret this instance named its configured keys with (written back after Redis lost its data). */
   #secret: string | undefined;
 
@@ -186,7 +185,6 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     if (!secret) throw new Error(`Redis lost ${key}`);
     if (secret !== this.#secret) this.keys.assignConfiguredIds(secret);
     this.#secret = secret;
-    this.#keysNamed = true;
   }
 
   /**
@@ -400,7 +398,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
 
   async #ensureInitialised(): Promise<void> {
     if (!this.#initialised) await this.#initialise();
-    if (!this.#keysNamed) await this.#nameConfiguredKeys();
+    if (this.#secret === undefined) await this.#nameConfiguredKeys();
   }
 
   /**

@@ -1,5 +1,4 @@
 import { countOrNaN, geminiCachedTokens, openaiCachedTokens, type ChatRequest } from '../../translate/index.js';
-import { UpstreamFailure } from '../../upstream/index.js';
 import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { decodeEvent } from '../decode-event.js';
 import { chatToGeminiRequest } from './chat-to-gemini-request.js';
@@ -22,7 +21,7 @@ export const geminiChatCodec: Codec = {
     // A 2xx body that is not a generateContent answer (an error object, `{}`) is an unreadable answer: retried,
     // then 502 (usageCheckedCodec), never an empty answer that looks blocked.
     if (!geminiStreamEvent.is(upstream) || (!upstream.candidates?.length && !upstream.promptFeedback?.blockReason)) {
-      throw new UpstreamFailure('Upstream Gemini answer has an unexpected shape: no candidates and no promptFeedback.blockReason', {});
+      throw new Error('a Gemini answer with no candidates and no promptFeedback.blockReason');
     }
     const response = upstream;
     return { body: geminiToChatResponse(response, target.alias), usage: geminiUsage(response) };
