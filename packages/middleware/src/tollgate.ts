@@ -68,7 +68,7 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
   const renderOptions = { anthropicDenialHeaders: parsed.config.anthropicDenialHeaders };
   const routeTable = new RouteTable(routes);
   const operatorConsole = parsed.config.console
-    ? new OperatorConsole(parsed.config.console, { admin: () => getRuntime().admin(), keys: () => getRuntime().keyRing(), ledgerDir: consoleLedgerDirectory(parsed.config, options.baseDir ?? process.cwd()), clock: options.clock ?? systemClock })
+    ? new OperatorConsole(parsed.config.console, { admin: () => getRuntime().admin(), keys: () => getRuntime().keyRing(), ledgerDir: consoleLedgerDirectory(parsed.config, options.baseDir ?? process.cwd()), clock: options.clock ?? systemClock, bodyTimeoutMs: parsed.config.bodyTimeoutMs })
     : undefined;
 
   async function dispatch(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<boolean> {
@@ -77,7 +77,11 @@ export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}
       return true;
     }
     if (operatorConsole?.serves(req.url)) {
-      await operatorConsole.serve(req, res).catch((error: unknown) => respondWithError(res, ServiceError.from(error), 'openai', unreadBodyHeaders(req)));
+      await operatorConsole.serve(req, res, parsedBody).catch((error: unknown) => {
+        const serviceError = ServiceError.from(error);
+        if (serviceError.kind === 'internal') logger.error(`internal error on ${req.method} ${req.url}`, serviceError.cause ?? serviceError);
+        respondWithError(res, serviceError, 'openai', unreadBodyHeaders(req, serviceError.kind === 'body_timeout'));
+      });
       return true;
     }
     const match = routeTable.match(req.method, req.url);

@@ -19,6 +19,8 @@ export interface ConsoleDependencies {
   /** The ledger files' directory; undefined for a store without them (the charts and ledger stay empty). */
   ledgerDir: string | undefined;
   clock: Clock;
+  /** How long a form's body may take to arrive (the config's `bodyTimeoutMs`, as for every endpoint). */
+  bodyTimeoutMs: number;
 }
 
 /** One console request, once its route matched and its access was checked. */
@@ -31,6 +33,8 @@ interface ConsoleCall {
   session: ConsoleSession | undefined;
   /** The organization named in the path, once checked to be the session's. */
   org: string;
+  /** The body a framework's parser in front already read (Koa's `ctx.request.body`), if any. */
+  parsedBody: unknown;
 }
 
 /**
@@ -50,7 +54,7 @@ interface ConsoleRoute {
 const DAYS_CHARTED = 30;
 const MAX_BODY_BYTES = 16 * 1024;
 const LOGIN_TOKEN_SECONDS = 3_600;
-const KEY_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /**
  * The operator's console (README "Console"): one HTML page and its built assets, and a small JSON API the
@@ -81,7 +85,7 @@ export class OperatorConsole {
   }
 
   /** Answers a console request; throws ServiceError for the dispatcher to render. */
-  async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async serve(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
     const raw = req.url ?? '/';
     const queryAt = raw.indexOf('?');
     const pathname = queryAt === -1 ? raw : raw.slice(0, queryAt);
@@ -92,7 +96,7 @@ export class OperatorConsole {
       if (candidates.length === 0) throw new ServiceError('invalid_request', `The console has no page ${pathname.slice(0, 100)}`);
       throw new ServiceError('method_not_allowed', `Method ${req.method} is not allowed here; use ${candidates.map((c) => c.method).join(', ')}`);
     }
-    const call: ConsoleCall = { req, res, base: mountPrefix(req) + this.config.path, query: new URLSearchParams(queryAt === -1 ? '' : raw.slice(queryAt + 1)), session: undefined, org: '' };
+    const call: ConsoleCall = { req, res, base: mountPrefix(req) + this.config.path, query: new URLSearchParams(queryAt === -1 ? '' : raw.slice(queryAt + 1)), session: undefined, org: '', parsedBody };
     call.session = await this.#admit(route.access, req);
     const named = route.pattern.exec(below)?.[1];
     if (named !== undefined) call.org = this.#ownOrganization(call.session!, named);
@@ -134,7 +138,9 @@ export class OperatorConsole {
   }
 
   async page(call: ConsoleCall): Promise<void> {
-    const loginToken = randomBytes(32).toString('base64url');
+    // The browser's login token, if it has one: another tab's page may still show a login form sending it.
+    const held = cookieOf(call.req, LOGIN_COOKIE);
+    const loginToken = held !== undefined && LOGIN_TOKEN.test(held) ? held : randomBytes(32).toString('base64url');
     const { html, headers } = consolePage(call.base, loginToken);
     call.res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(html), 'set-cookie': setCookie(call.req, LOGIN_COOKIE, loginToken, { path: call.base, maxAgeSeconds: LOGIN_TOKEN_SECONDS }) });
     call.res.end(html);
@@ -196,10 +202,11 @@ export class OperatorConsole {
 
   async revokeKey(call: ConsoleCall): Promise<void> {
     const { keyId } = await this.#body(call);
-    if (typeof keyId !== 'string' || !KEY_ID.test(keyId)) throw new ServiceError('invalid_request', 'keyId is the id of a key of this organization');
+    // Any id a key can have: a configured `id` is any non-empty string (the console lists it with its Revoke button).
+    if (typeof keyId !== 'string' || keyId === '') throw new ServiceError('invalid_request', 'keyId is the id of a key of this organization');
     const record = (await this.deps.keys()).records().find((candidate) => candidate.keyId === keyId);
-    if (!record) throw new ServiceError('invalid_request', `No key has the id "${keyId}"; nothing was changed`);
-    if (record.org !== call.org) throw new ServiceError('forbidden', `The key "${keyId}" belongs to another organization; nothing was changed`);
+    if (!record) throw new ServiceError('invalid_request', `No key has the id "${keyId.slice(0, 100)}"; nothing was changed`);
+    if (record.org !== call.org) throw new ServiceError('forbidden', `The key "${keyId.slice(0, 100)}" belongs to another organization; nothing was changed`);
     const revoked = await (await this.deps.admin()).revokeKey(keyId);
     sendJson(call.res, 200, { keyId, revoked }, CONSOLE_HEADERS);
   }
@@ -218,7 +225,7 @@ export class OperatorConsole {
   }
 
   async #body(call: ConsoleCall): Promise<Record<string, unknown>> {
-    const body = await readJsonBody(call.req, { limitBytes: MAX_BODY_BYTES, deadlineMs: 10_000 });
+    const body = await readJsonBody(call.req, { limitBytes: MAX_BODY_BYTES, deadlineMs: this.deps.bodyTimeoutMs, parsed: call.parsedBody });
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('invalid_request', 'The body is a JSON object');
     return body as Record<string, unknown>;
   }

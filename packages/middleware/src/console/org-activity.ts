@@ -1,5 +1,5 @@
 import { microsToUsd } from '../policy/index.js';
-import { readLedger } from '../store/index.js';
+import { ledgerFiles, readLedger, readLedgerFile, type LedgerLine } from '../store/index.js';
 
 /** One bar of a chart: a day, an alias or a key, with what it spent and used. */
 export interface ActivityBar {
@@ -74,29 +74,39 @@ export async function orgActivity(dir: string | undefined, org: string, now: num
 
 /**
  * One page of the organization's ledger, newest first (page 0 is the newest `LEDGER_PAGE_SIZE` lines), and
- * whether an older page exists. Streams the files keeping only the newest (page + 2) × page size lines.
+ * whether an older page exists. Reads the files from the newest back, only as many as the page needs (not
+ * months of files for one page), keeping only the newest (page + 1) × page size + 1 lines.
  */
 export async function recentLedger(dir: string | undefined, org: string, page: number): Promise<{ rows: LedgerRow[]; hasOlder: boolean }> {
   if (dir === undefined) return { rows: [], hasOlder: false };
   const keep = (page + 1) * LEDGER_PAGE_SIZE + 1;
-  const newest: LedgerRow[] = [];
-  for await (const line of readLedger(dir, { org })) {
-    newest.push({
-      at: new Date(line.at).toISOString(),
-      keyId: line.keyId,
-      alias: line.alias,
-      route: line.route ?? null,
-      inputTokens: line.in,
-      cachedInputTokens: line.cached ?? 0,
-      outputTokens: line.out,
-      includedTokens: line.included,
-      costUsd: microsToUsd(line.cost),
-      requestId: line.requestId ?? null,
-    });
-    if (newest.length > keep) newest.shift();
+  const newest: LedgerLine[] = [];
+  const names = await ledgerFiles(dir);
+  for (let i = names.length - 1; i >= 0 && newest.length < keep; i--) {
+    // The newest lines of this file that still fit, in file order.
+    const tail: LedgerLine[] = [];
+    for await (const line of readLedgerFile(dir, names[i]!, org)) {
+      tail.push(line);
+      if (tail.length > keep - newest.length) tail.shift();
+    }
+    for (let j = tail.length - 1; j >= 0; j--) newest.push(tail[j]!);
   }
-  newest.reverse();
-  return { rows: newest.slice(page * LEDGER_PAGE_SIZE, (page + 1) * LEDGER_PAGE_SIZE), hasOlder: newest.length === keep };
+  return { rows: newest.slice(page * LEDGER_PAGE_SIZE, (page + 1) * LEDGER_PAGE_SIZE).map(ledgerRow), hasOlder: newest.length === keep };
+}
+
+function ledgerRow(line: LedgerLine): LedgerRow {
+  return {
+    at: new Date(line.at).toISOString(),
+    keyId: line.keyId,
+    alias: line.alias,
+    route: line.route ?? null,
+    inputTokens: line.in,
+    cachedInputTokens: line.cached ?? 0,
+    outputTokens: line.out,
+    includedTokens: line.included,
+    costUsd: microsToUsd(line.cost),
+    requestId: line.requestId ?? null,
+  };
 }
 
 function emptySum(): Sum {

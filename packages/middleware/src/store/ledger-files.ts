@@ -160,10 +160,7 @@ export class LedgerFiles {
 export async function* readLedger(dir: string, filter: { from?: number; to?: number; org?: string }): AsyncIterable<LedgerLine> {
   const from = filter.from ?? -Infinity;
   const to = filter.to ?? Infinity;
-  const names = await ledgerFileNames(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return [] as string[];
-    throw error;
-  });
+  const names = await ledgerFiles(dir);
   for (let i = 0; i < names.length; i++) {
     // A file holds lines appended before the next file was started; a line's `at` is its settlement's
     // instant, a moment before its append, so files are skipped only with an hour's margin. A file started
@@ -178,6 +175,21 @@ export async function* readLedger(dir: string, filter: { from?: number; to?: num
         yield record;
       }
     }
+  }
+}
+
+/** The ledger files of a directory, oldest first (none when it does not exist): for a reader that starts from the newest. */
+export async function ledgerFiles(dir: string): Promise<string[]> {
+  return ledgerFileNames(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+}
+
+/** The settlement lines of one of `ledgerFiles` (of `org`, if given), in the order they were appended. */
+export async function* readLedgerFile(dir: string, name: string, org?: string): AsyncIterable<LedgerLine> {
+  for await (const { records } of jsonLineChunks(join(dir, name))) {
+    for (const record of records) if (isSettlement(record) && (org === undefined || record.org === org)) yield record;
   }
 }
 

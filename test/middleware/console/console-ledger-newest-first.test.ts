@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_KEY, ConsoleClient, TEST_KEY, chat, startConsoleStack } from './console-fixture.js';
+
+const DAY = 86_400_000;
+const LINES_A_DAY = 20;
+
+/** Settlements of the days before today, one ledger file a day as the ledger names them (`<stamp>-0001.jsonl`). */
+function writeDays(ledgerDir: string, now: number, days: number[]): void {
+  mkdirSync(ledgerDir, { recursive: true, mode: 0o700 });
+  const today = Math.floor(now / DAY) * DAY;
+  for (const day of days) {
+    const start = today - day * DAY;
+    const lines: string[] = [];
+    for (let i = 0; i < LINES_A_DAY; i++) {
+      const at = start + Math.floor((i * DAY) / LINES_A_DAY);
+      lines.push(JSON.stringify({ t: 'settle', id: `old-${day}-${i}`, at, org: i % 2 ? 'acme' : 'broke', keyId: i % 2 ? 'acme-app' : 'broke-app', alias: 'gpt', in: 12, out: 40, included: 0, cost: 430, requestId: `req_${day}_${i}`, route: 'openai/gpt-4o-mini' }));
+    }
+    writeFileSync(join(ledgerDir, `${stampOf(start)}-0001.jsonl`), `${lines.join('\n')}\n`, { mode: 0o600 });
+  }
+}
+
+function stampOf(at: number): string {
+  return new Date(at).toISOString().replace(/[-:.]/g, '');
+}
+
+describe('the console ledger after months of traffic', () => {
+  let stack: Awaited<ReturnType<typeof startConsoleStack>>;
+  afterEach(async () => stack?.close());
+
+  it('reads its pages from the newest file back: page 0 answers although a file of months ago is damaged', async () => {
+    stack = await startConsoleStack();
+    assert.equal(await chat(stack.url, TEST_KEY), 200);
+    const ledgerDir = join(stack.dir, 'state.json.ledger');
+    writeDays(ledgerDir, Date.now(), [1, 2, 3]);
+    // A file of three months ago that a page of today must never need (it used to read the whole history).
+    writeFileSync(join(ledgerDir, `${stampOf(Date.now() - 90 * DAY)}-0001.jsonl`), '{"t":"settle","at":\u0000\n');
+    assert.equal(await chat(stack.url, TEST_KEY), 200);
+    const client = new ConsoleClient(stack.url);
+    await client.login(ADMIN_KEY);
+
+    const first = await client.request('GET', '/api/orgs/acme/ledger?page=0');
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const ids = (page: { rows: { requestId: string | null }[] }) => page.rows.map((row) => row.requestId);
+    // Today's two settlements, then acme's ten of each earlier day, newest first, across the files.
+    assert.equal(first.body.rows.length, 25);
+    assert.equal(first.body.hasOlder, true);
+    assert.deepEqual(ids(first.body).slice(2, 5), ['req_1_19', 'req_1_17', 'req_1_15']);
+    assert.deepEqual(ids(first.body).slice(11, 13), ['req_1_1', 'req_2_19']);
+    assert.equal(ids(first.body)[24], 'req_3_15');
+  });
+});
