@@ -10,7 +10,7 @@ export interface ChatWireUsage {
 }
 
 export interface ChatStreamChunk {
-  choices?: readonly { delta?: { content?: string | null; tool_calls?: readonly { function?: { arguments?: string } }[] | null } | null; finish_reason?: string | null }[] | null;
+  choices?: readonly { delta?: { content?: string | null; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: readonly { function?: { arguments?: string } }[] | null } | null; finish_reason?: string | null }[] | null;
   usage?: ChatWireUsage | null;
 }
 

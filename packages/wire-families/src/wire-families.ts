@@ -59,6 +59,10 @@ const chat: WireFamily<ChatStreamChunk, ChatWireUsage, ChatAnswer> = {
     let text = '';
     for (const choice of chunk.choices ?? []) {
       if (typeof choice.delta?.content === 'string') text += choice.delta.content;
+      // Reasoning that OpenAI-compatible servers stream beside the answer (DeepSeek, vLLM: `reasoning_content`;
+      // Ollama, OpenRouter: `reasoning`) is output too, as Anthropic's thinking is.
+      if (typeof choice.delta?.reasoning_content === 'string') text += choice.delta.reasoning_content;
+      if (typeof choice.delta?.reasoning === 'string') text += choice.delta.reasoning;
       for (const call of choice.delta?.tool_calls ?? []) text += call.function?.arguments ?? '';
     }
     return text;
@@ -81,9 +85,18 @@ const messages: WireFamily<MessagesStreamEvent, Partial<MessagesWireUsage>, Mess
   answerTextOf: (answer) => (answer.content ?? []).map((block) => block.text ?? block.thinking ?? JSON.stringify(block.input ?? '')).join(''),
 };
 
+/** The Responses stream events whose `delta` is generated output: the answer, tool-call arguments, refusals and reasoning. */
+const generatedResponsesDeltas: ReadonlySet<string> = new Set([
+  'response.output_text.delta',
+  'response.function_call_arguments.delta',
+  'response.refusal.delta',
+  'response.reasoning_summary_text.delta',
+  'response.reasoning_text.delta',
+]);
+
 const responses: WireFamily<ResponsesStreamEvent, ResponsesWireUsage, ResponsesAnswer> = {
   textOf: (event) => (event.type === 'response.output_text.delta' ? String(event.delta ?? '') : ''),
-  generatedTextOf: (event) => (event.type === 'response.output_text.delta' || event.type === 'response.function_call_arguments.delta' ? String(event.delta ?? '') : ''),
+  generatedTextOf: (event) => (typeof event.type === 'string' && generatedResponsesDeltas.has(event.type) ? String(event.delta ?? '') : ''),
   isNormalEnd: endsResponsesStream,
   usageOf: (event) => event.response?.usage ?? undefined,
   answerTextOf: (answer) => (answer.output ?? []).map((item) => (item.content ?? []).map((part) => part.text ?? '').join('') + (item.arguments ?? '')).join(''),

@@ -36,7 +36,7 @@ export function authenticate(req: IncomingMessage, keys: KeyRing, scope: Scope |
 }
 
 function principalOf(record: KeyRecord | undefined, scope: Scope | readonly Scope[]): Principal {
-  if (!record || record.revoked) throw new ServiceError('unauthorized', 'Invalid or revoked API key');
+  if (!record || record.revoked) throw invalidKey();
   if (typeof scope === 'string' ? !record.scopes.includes(scope) : !scope.some((one) => record.scopes.includes(one))) {
     throw new ServiceError('forbidden_scope', `This API key lacks the "${typeof scope === 'string' ? scope : scope.join('" or "')}" scope`);
   }
@@ -45,6 +45,18 @@ function principalOf(record: KeyRecord | undefined, scope: Scope | readonly Scop
   // Always the same five properties (undefined when the key has none): one object shape per request.
   return { keyId: record.keyId, org: record.org, scopes: record.scopes, limits: record.limits, budget: record.budget };
 }
+
+/**
+ * The key of a request authenticated from its headers, looked at again once its body arrived (up to
+ * `bodyTimeoutMs` later): a key revoked meanwhile is refused before anything runs or is charged.
+ */
+export function refuseIfRevokedSince(req: IncomingMessage, keys: KeyRing): void {
+  const key = presentedKey(req);
+  const record = key === undefined ? undefined : keys.find(hashOnConnection(req, key));
+  if (!record || record.revoked) throw invalidKey();
+}
+
+const invalidKey = () => new ServiceError('unauthorized', 'Invalid or revoked API key');
 
 const lastKeyOf = new WeakMap<Socket, { key: string; sha256: string }>();
 

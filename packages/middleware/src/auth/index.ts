@@ -1,2 +1,2 @@
 export { KeyRing, hashKey, generateKey, type Principal, type KeyRecord, type Scope } from './key-ring.js';
-export { authenticate, presentedKey } from './authenticate.js';
+export { authenticate, presentedKey, refuseIfRevokedSince } from './authenticate.js';

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -128,7 +129,13 @@ function checkReferences(config: ResolvedConfig): void {
     });
   }
   const firstWithId = new Map<string, number>();
+  const firstWithHash = new Map<string, number>();
   config.keys.forEach((key, index) => {
+    // Keys are kept by hash: a second entry for the same key would replace the first, whatever its organization.
+    const sha256 = key.sha256 ?? hash('sha256', key.key ?? '', 'hex');
+    const same = firstWithHash.get(sha256);
+    if (same !== undefined) problems.push(`keys.${index}: the same key as keys.${same}; a key belongs to one organization and is listed once`);
+    else firstWithHash.set(sha256, index);
     if (!(key.org in config.organizations)) problems.push(`keys.${index}.org: organization "${key.org}" is not declared in "organizations"`);
     // A revocation, a key's budget and its limits are kept by id (`tollgate admin keys revoke <id>` names no
     // organization): two keys with one id would share them, and revoking one could revoke the other's.

@@ -1,5 +1,5 @@
 import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
-import type { Principal } from '../auth/index.js';
+import { refuseIfRevokedSince, type Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
 import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { inUpstreamSpan, type RequestObservation } from '../observe/index.js';
@@ -46,6 +46,8 @@ interface RouteRequest {
  */
 export function runModelCall<Body extends ModelRequestBody>(call: ModelCall<Body>): Promise<void> {
   const { ctx } = call;
+  // The key was checked when the headers came; its body may have taken until now.
+  refuseIfRevokedSince(ctx.req, ctx.runtime.keys);
   // Only a request with an Idempotency-Key looks the policy up early (for its records); others go straight on
   // (no async step of their own: each costs a promise and a microtask per request, issue 19).
   if (ctx.req.headers['idempotency-key'] === undefined) return runOnce(call, ctx.departure);
@@ -444,6 +446,8 @@ class TranslatedEvents implements EventSink<UpstreamEvent> {
   ) {}
 
   push(event: UpstreamEvent): boolean {
+    // Nothing after the provider's last event belongs to the answer (StreamTranslator.ended): not relayed, not metered.
+    if (this.translator.ended) return true;
     let ready = true;
     for (const { data, event: name } of this.translator.push(event)) {
       ready = this.writer.write(data, name) && ready;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { authenticate } from '../auth/index.js';
+import { authenticate, refuseIfRevokedSince } from '../auth/index.js';
 import { BODY_NOT_READ, readJsonBody, readJsonBodyNow, requestIdHeader } from '../http/index.js';
+import { denials } from '../policy/index.js';
 import type { SqlCaller } from '../sql/index.js';
 import { parseBody } from '../validate/index.js';
 import type { RequestContext } from './request-context.js';
@@ -67,11 +68,15 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const authenticated = sqlConfig.auth ? authenticate(ctx.req, keys, sqlScopes) : undefined;
   const principal = authenticated instanceof Promise ? await authenticated : authenticated;
   if (principal) ctx.observation?.identify(principal);
+  // A created key outlives its organization's removal from the config: refused as the model endpoints refuse it.
+  if (principal && !Object.hasOwn(runtime.config.organizations, principal.org)) throw denials.organizationGone();
   const caller: SqlCaller | undefined = principal && { org: principal.org, readOnlyScope: !principal.scopes.includes('sql') };
   const options = { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody };
   const now = readJsonBodyNow(ctx.req, options);
   const raw = now !== BODY_NOT_READ ? now : await readJsonBody(ctx.req, options);
   const body = plainSqlBody(raw) ?? parseBody(sqlQueryBody, raw);
+  // The key was checked when the headers came; its body may have taken until now.
+  if (principal) refuseIfRevokedSince(ctx.req, keys);
   const sql = runtime.sqlIfReady() ?? (await runtime.sql());
   const request = { query: body.query, params: body.params, db: body.context?.db, allResults: body.results === 'all' };
   // An Accept header is a preference: a request for every statement's result is answered as JSON.

@@ -49,9 +49,11 @@ export class ChatToMessagesStream {
       this.#outputTokens = countOrNaN(chunk.usage.completion_tokens);
       this.#cachedInputTokens = openaiCachedTokens(chunk.usage);
     }
-    const choice = chunk.choices[0];
+    // A usage chunk may come without `choices` (or with null): OpenAI-compatible servers differ (upstream-events.ts).
+    const choice = chunk.choices?.[0];
     if (!choice) return events;
-    const { delta } = choice;
+    // A choice may come without its delta (or with null), as the finish chunk of some servers does.
+    const delta = choice.delta ?? {};
     // OpenAI's refusal (structured outputs) is text of an answer that stops with Anthropic's `refusal`.
     if (delta.refusal) this.#refused = true;
     for (const text of [delta.content, delta.refusal]) {

@@ -38,9 +38,11 @@ export class ChatToResponsesStream {
       events.push(this.#event('response.created', { response: { ...this.#response } }), this.#event('response.in_progress', { response: { ...this.#response } }));
     }
     if (chunk.usage) this.#usage = { input: countOrNaN(chunk.usage.prompt_tokens), output: countOrNaN(chunk.usage.completion_tokens), cached: openaiCachedTokens(chunk.usage) };
-    const choice = chunk.choices.find((c) => c.index === 0);
+    // A usage chunk may come without `choices` (or with null): OpenAI-compatible servers differ (upstream-events.ts).
+    const choice = chunk.choices?.find((c) => c.index === 0);
     if (!choice) return events;
-    const { delta } = choice;
+    // A choice may come without its delta (or with null), as the finish chunk of some servers does.
+    const delta = choice.delta ?? {};
     if (delta.content) {
       if (this.#open?.kind !== 'text') events.push(...this.#close(), ...this.#openText());
       const open = this.#open as OpenItem & { kind: 'text' };

@@ -1,4 +1,4 @@
-import { openaiCachedTokens, endsMessagesStream, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
+import { openaiCachedTokens, endsMessagesStream, wireFamilies, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
 import { decodeEvent } from '../decode-event.js';
 import { anthropicMessagesEvent } from '../upstream-events.js';
 import { chatToMessagesRequest } from './chat-to-messages-request.js';
@@ -46,7 +46,8 @@ class MessagesToChatTranslator implements StreamTranslator {
     if (endsMessagesStream(data)) this.#stopped = true;
     if (data.type === 'error') throw new IncompleteStream(`upstream stream error: ${JSON.stringify(data.error)}`);
     const chunks = this.#translate.push(data);
-    for (const chunk of chunks) this.#text += chunk.choices[0]?.delta.content ?? '';
+    // Tool-call arguments are output too: a stream cut short bills what it relayed of them (as Gemini's and Bedrock's).
+    for (const chunk of chunks) this.#text += wireFamilies.chat.generatedTextOf(chunk);
     return chunks.map((chunk) => ({ data: chunk }));
   }
 

@@ -49,6 +49,11 @@ class BedrockChatTranslator implements StreamTranslator {
     return this.#translate.push(event).map((chunk) => ({ data: chunk }));
   }
 
+  /** `metadata` closed a finished stream: nothing after it belongs to the answer (model-call.ts AFTER_LAST_EVENT_MS). */
+  get ended(): boolean {
+    return this.#translate.ended;
+  }
+
   end(): ClientEvent[] {
     // DESIGN "does better" than contract §6.1: no finish_reason is ever added to a failed stream.
     if (!this.#translate.finished) throw new IncompleteStream('upstream Bedrock stream ended without messageStop');

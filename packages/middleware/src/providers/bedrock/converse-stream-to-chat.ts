@@ -107,6 +107,11 @@ export class ConverseToChatStream {
     return [];
   }
 
+  /** `metadata` came after `messageStop` and the finish_reason chunk went: Bedrock's last event (StreamTranslator.ended). */
+  get ended(): boolean {
+    return this.#finishSent;
+  }
+
   /** Whether Bedrock sent `messageStop`: without it the generation failed and the stream must end abnormally. */
   get finished(): boolean {
     return this.#finishReason !== undefined;
