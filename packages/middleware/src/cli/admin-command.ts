@@ -21,6 +21,10 @@ export function registerAdminCommand(program: Command): void {
   const run = (operation: (ops: AdminOperations) => Promise<unknown>) => async () => {
     const { config: file, data } = admin.opts<{ config?: string; data: string }>();
     const { config } = parseConfig(withoutPendingFile(file ? readConfigFile(file) : embeddedConfig(data).config));
+    // A memory store without a file lives only inside the process that serves it: nothing here could reach or keep it.
+    if (config.store.kind === 'memory' && !config.store.file) {
+      throw new ServiceError('invalid_request', 'tollgate admin works on a store kept outside the server: a memory store with a file (store.file) or Redis; this config\'s memory store lives only in the serving process (use gate.admin there). Nothing was changed');
+    }
     const { policy, admin: operations } = await createPolicy({ config, keys: KeyRing.fromConfig(config.keys), clock: systemClock, baseDir: process.cwd(), logger: { error: (m, e) => console.error(m, e) }, role: 'admin' });
     try {
       const result = await operation(operations);
@@ -40,7 +44,13 @@ export function registerAdminCommand(program: Command): void {
     .command('create <org>')
     .option('--scopes <scopes>', 'comma-separated: models, sql, sql:read', 'models,sql')
     .action((org: string, options: { scopes: string }) => run((ops) => ops.createKey(org, options.scopes.split(',') as ('models' | 'sql' | 'sql:read')[]))());
-  keys.command('revoke <keyOrId>').action((keyOrId: string) => run(async (ops) => ({ revoked: await ops.revokeKey(keyOrId) }))());
+  keys.command('revoke <keyOrId>').action((keyOrId: string) =>
+    run(async (ops) => {
+      // A script's `revoke "$LEAKED" && …` must not read "done" when the key (a typo, an unknown id) was not found.
+      if (!(await ops.revokeKey(keyOrId))) throw new ServiceError('invalid_request', 'No key matches this key, SHA-256 or key id: nothing was revoked');
+      return { revoked: true };
+    })(),
+  );
   admin.command('usage <org>').description('balances and totals of an organization').action((org: string) => run((ops) => ops.usage(org))());
   registerLedgerCommand(admin);
 }

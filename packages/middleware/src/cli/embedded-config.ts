@@ -30,9 +30,14 @@ export function embeddedConfig(dataDir: string): { config: ConfigInput; devKey: 
     config: {
       keys: [{ sha256: hashKey(devKey), org: 'local', id: 'dev-key', scopes: ['models', 'sql'] }],
       organizations: { local: { wallet: 10, limits: { concurrency: EMBEDDED_CONCURRENCY } } },
-      store: { kind: 'memory', file: join(dataDir, 'state.json') },
+      store: { kind: 'memory', file: embeddedStoreFile(dataDir) },
       // Its one organization is granted its database, as every database should be (README "Databases and organizations").
       sql: { databases: { main: { file: join(dataDir, 'main.sqlite'), access: { local: 'write' } } }, default: 'main' },
     },
   };
+}
+
+/** The embedded default's memory store file in its data directory. */
+export function embeddedStoreFile(dataDir: string): string {
+  return join(dataDir, 'state.json');
 }

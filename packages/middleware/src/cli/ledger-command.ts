@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadConfigFile, parseConfig, type ConfigInput } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { microsToUsd } from '../policy/index.js';
 import { ledgerDirectoryOf, readLedger, type LedgerLine } from '../store/index.js';
-import { embeddedConfig } from './embedded-config.js';
+import { embeddedStoreFile } from './embedded-config.js';
 
 interface LedgerOptions {
   from?: string;
@@ -32,7 +33,7 @@ export function registerLedgerCommand(admin: Command): void {
     .option('--sum', 'print totals per organization instead of lines')
     .action(async (options: LedgerOptions) => {
       const { config: file, data } = admin.opts<{ config?: string; data: string }>();
-      const dir = ledgerDirectory(file ? loadConfigFile(file).config : embeddedConfig(data).config);
+      const dir = file ? ledgerDirectory(loadConfigFile(file).config) : embeddedLedgerDirectory(data);
       const filter = { from: instant('--from', options.from), to: instant('--to', options.to), org: options.org };
       const lines = readLedger(dir, filter);
       if (options.sum) console.log(JSON.stringify(await totals(lines), null, 2));
@@ -46,14 +47,36 @@ function ledgerDirectory(input: ConfigInput): string {
   return ledgerDirectoryOf(resolve(config.store.file));
 }
 
+/** The embedded default's ledger, found without making the embedded default (its directory, its development key): this command only reads. */
+function embeddedLedgerDirectory(data: string): string {
+  if (!existsSync(data)) throw new ServiceError('invalid_request', `There is no Tollgate data directory at ${resolve(data)} (--data): no ledger to read`);
+  return ledgerDirectoryOf(resolve(embeddedStoreFile(data)));
+}
+
+/** `2026-11`, `2026-11-01`, `2026-11-01T12:00[:00[.000]]` with `Z` or an offset (none: UTC, like a date alone). */
+const ISO_INSTANT = /^(\d{4})-(\d{2})(?:-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?)?$/;
+
+/**
+ * An ISO date or instant, nothing else: `Date.parse` also takes "Nov 1 2026" and "1" (in the shell's time zone)
+ * and rolls impossible dates over (`2026-02-30` is March 2), which would export another period than the one named.
+ */
 function instant(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const parsed = Date.parse(value);
-  if (Number.isNaN(parsed)) throw new ServiceError('invalid_request', `${flag} must be an ISO date or instant (2026-11-01, 2026-11-01T12:00:00Z), not "${value}"`);
+  const match = ISO_INSTANT.exec(value);
+  const [, year, month, day = '01', hour = '00', minute = '00', second = '00', zone] = match ?? [];
+  const calendar = new Date(Date.UTC(Number(year), Number(month) - 1, Number(day)));
+  const real = match !== null && calendar.getUTCMonth() === Number(month) - 1 && calendar.getUTCDate() === Number(day) && Number(hour) < 24 && Number(minute) < 60 && Number(second) < 60;
+  const parsed = real ? Date.parse(match[4] !== undefined && zone === undefined ? `${value}Z` : value) : Number.NaN;
+  if (Number.isNaN(parsed)) throw new ServiceError('invalid_request', `${flag} must be an ISO date or instant (2026-11-01, 2026-11-01T12:00:00Z; UTC unless an offset is given), not "${value}"`);
   return parsed;
 }
 
 async function print(lines: AsyncIterable<LedgerLine>, format: 'csv' | 'jsonl'): Promise<void> {
+  // A reader that stops early (`| head`, a pager quit) closes the pipe: the export ends there, quietly.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
   if (format === 'csv') await write(`${CSV_HEADER}\n`);
   for await (const line of lines) await write(format === 'csv' ? `${csvRow(line)}\n` : `${JSON.stringify(line)}\n`);
 }

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Cluster, Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
 import { longestRequestMs, type OrganizationConfig, type ResolvedConfig } from '../config/index.js';
+import { ServiceError } from '../errors/index.js';
 import { nextReset } from '../policy/allowance-period.js';
 import { checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
@@ -267,9 +268,9 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   async topUp(org: string, usd: number): Promise<{ wallet: number }> {
     this.#requireOrg(org);
     const micros = topUpMicros(usd);
-    await this.#ensureInitialised();
+    await reached(this.#ensureInitialised());
     const k = this.#orgKeys(org);
-    const [verdict, wallet] = await this.redis.tollgateTopUp(k.bal, k.changes, micros, MAX_BALANCE_MICROS, org, this.clock.now());
+    const [verdict, wallet] = await reached(this.redis.tollgateTopUp(k.bal, k.changes, micros, MAX_BALANCE_MICROS, org, this.clock.now()));
     if (verdict !== 'ok') throw balanceTooLarge(org);
     return { wallet: microsToUsd(Number(wallet)) };
   }
@@ -277,16 +278,16 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   async setPaymentMethod(org: string, value: boolean): Promise<void> {
     this.#requireOrg(org);
     checkPaymentMethod(value);
-    await this.#ensureInitialised();
+    await reached(this.#ensureInitialised());
     const k = this.#orgKeys(org);
-    await this.redis.tollgatePaymentMethod(k.bal, k.changes, value ? '1' : '0', org, this.clock.now());
+    await reached(this.redis.tollgatePaymentMethod(k.bal, k.changes, value ? '1' : '0', org, this.clock.now()));
   }
 
   async createKey(org: string, scopes?: ('models' | 'sql' | 'sql:read')[]): Promise<{ key: string; keyId: string }> {
     this.#requireOrg(org);
     const key = generateKey();
     const record: KeyRecord = { keyId: KeyRing.newKeyId(), org, scopes: keyScopes(scopes), sha256: hashKey(key), revoked: false };
-    await this.redis.hset(`${this.prefix}keys`, record.sha256, JSON.stringify(record));
+    await reached(this.redis.hset(`${this.prefix}keys`, record.sha256, JSON.stringify(record)));
     this.keys.add(record);
     return { key, keyId: record.keyId };
   }
@@ -294,11 +295,11 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   /** Revokes a configured key or one created on any instance, by key, SHA-256 or key id. */
   async revokeKey(keyOrId: string): Promise<boolean> {
     checkKeyToRevoke(keyOrId);
-    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
+    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await reached(this.#findStoredKey(keyOrId)));
     if (!record) return false;
     // In the key's organization's slot, where admission reads it; then told to every instance.
-    await this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId);
-    await this.redis.publish(`${this.prefix}revocations`, record.keyId);
+    await reached(this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId));
+    await reached(this.redis.publish(`${this.prefix}revocations`, record.keyId));
     this.keys.add({ ...record, revoked: true });
     return true;
   }
@@ -315,10 +316,10 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
 
   async usage(org: string): Promise<UsageReport> {
     const config = this.#requireOrg(org);
-    await this.#ensureInitialised();
+    await reached(this.#ensureInitialised());
     const now = this.clock.now();
     const k = this.#orgKeys(org);
-    const [bal, inFlight] = await Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, `(${now}`, '+inf')]);
+    const [bal, inFlight] = await reached(Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, `(${now}`, '+inf')]));
     const resetAt = bal.resetAt ? Number(bal.resetAt) : null;
     const refilled = resetAt !== null && now >= resetAt;
     return {
@@ -333,7 +334,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
       cacheWriteTokens: Number(bal.cacheWrite ?? 0),
       costUsd: microsToUsd(Number(bal.cost ?? 0)),
       inFlight,
-      keys: await this.#keyUsage(org, now),
+      keys: await reached(this.#keyUsage(org, now)),
     };
   }
 
@@ -479,4 +480,15 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
 /** ioredis refuses a command outright while disconnected (no offline queue): it never reached Redis. */
 function neverSent(error: unknown): boolean {
   return error instanceof Error && error.message.includes('enableOfflineQueue');
+}
+
+/**
+ * An admin operation's Redis round trip: a Redis that is down or does not answer in time is the operator's to know
+ * about in one line (policy_unavailable), not a client library's error. A command that timed out may still have run.
+ */
+function reached<T>(work: Promise<T>): Promise<T> {
+  return work.catch((error: unknown) => {
+    if (error instanceof ServiceError) throw error;
+    throw new ServiceError('policy_unavailable', 'The Redis store is unreachable or did not answer in time; check whether the operation took effect before repeating it', { cause: error });
+  });
 }

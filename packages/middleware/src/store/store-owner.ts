@@ -156,17 +156,32 @@ async function liveHolder(lockFile: string): Promise<StoreHolder | undefined> {
     await new Promise((resolve) => setTimeout(resolve, 50));
     if (readFileSync(lockFile, 'utf8') !== text) return liveHolder(lockFile);
   }
-  if (holder && (await answers(holder))) return holder;
+  if (holder) {
+    const answer = await answers(holder);
+    // A holder whose process lives but is slow to answer (a stalled event loop, a paused process) still owns the store.
+    if (answer === 'yes' || (answer === 'silent' && isAlive(holder.pid))) return holder;
+  }
   removeIfUnchanged(lockFile, text);
   return undefined;
 }
 
-async function answers(holder: StoreHolder): Promise<boolean> {
+/** 'silent': the channel took the connection but did not answer in time; 'no': refused, or not that process. */
+async function answers(holder: StoreHolder): Promise<'yes' | 'no' | 'silent'> {
   try {
     const response = await fetch(`http://127.0.0.1:${holder.port}/ping`, { headers: { authorization: `Bearer ${holder.token}` }, signal: AbortSignal.timeout(PING_TIMEOUT_MS) });
-    return response.ok && ((await response.json()) as { pid?: unknown }).pid === holder.pid;
-  } catch {
-    return false;
+    return response.ok && ((await response.json()) as { pid?: unknown }).pid === holder.pid ? 'yes' : 'no';
+  } catch (error) {
+    return (error as Error)?.name === 'TimeoutError' ? 'silent' : 'no';
+  }
+}
+
+function isAlive(pid: unknown): boolean {
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
