@@ -16,19 +16,35 @@ import type { Socket } from 'node:net';
  * closeIfUnread(res, config.relay.maxPausedStreamMs);
  */
 export function closeIfUnread(res: ServerResponse, pausedMs: number): void {
-  const socket = res.socket;
+  const socket = res.socket as WatchedSocket | null;
   // Nearly every answer went to the kernel whole during end(): nothing is left to watch, and nothing is armed.
   if (!socket || unsentBytes(socket) === 0) return;
-  let unsent = unsentBytes(socket);
+  // One watcher per connection: a keep-alive connection carries many answers, and a watcher (its listener, its
+  // timer) per answer would grow with them. A new answer on a watched connection restarts its count.
+  const watching = socket[WATCH];
+  if (watching) {
+    watching.unsent = unsentBytes(socket);
+    return;
+  }
+  const state = { unsent: unsentBytes(socket) };
+  socket[WATCH] = state;
+  const stop = () => {
+    clearInterval(watch);
+    socket.off('close', stop);
+    socket[WATCH] = undefined;
+  };
   const watch = setInterval(() => {
     const now = unsentBytes(socket);
-    if (now === 0 || socket.destroyed) clearInterval(watch);
-    else if (now >= unsent) socket.destroy();
-    else unsent = now;
+    if (now === 0 || socket.destroyed) stop();
+    else if (now >= state.unsent) socket.destroy();
+    else state.unsent = now;
   }, pausedMs);
   watch.unref();
-  socket.once('close', () => clearInterval(watch));
+  socket.once('close', stop);
 }
+
+const WATCH = Symbol('tollgate.unreadAnswerWatch');
+type WatchedSocket = Socket & { [WATCH]?: { unsent: number } | undefined };
 
 /**
  * Bytes written to the socket but not yet to the kernel: Node's own buffer (`writableLength`) and what libuv still

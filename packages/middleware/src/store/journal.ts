@@ -79,6 +79,30 @@ export class Journal<Record> {
     });
   }
 
+  /**
+   * Empties the file once every line appended so far is written, if `spent()` still says its lines are all spent
+   * then (the Redis store's pending settlements once Redis took each one: a settlement held while this waited keeps
+   * the file whole). Appends made meanwhile are written after it.
+   */
+  async empty(spent: () => boolean): Promise<void> {
+    await this.idle();
+    if (this.#flushing || this.#pending.length > 0 || !spent()) return;
+    const emptied = this.#bytes;
+    const emptying = (async () => {
+      try {
+        const handle = await this.#handle;
+        await handle.truncate(0);
+        await handle.datasync();
+        this.#bytes -= emptied;
+      } catch {
+        // Kept whole: the next start reads it and keeps only what still waits.
+      }
+      this.#flushing = this.#pending.length > 0 ? this.#flush() : undefined;
+    })();
+    this.#flushing = emptying;
+    await emptying;
+  }
+
   async close(): Promise<void> {
     while (this.#flushing) await this.#flushing;
     await (await this.#handle).close();

@@ -20,11 +20,16 @@ type SpoolLine = ({ t: 'pending' } & SpooledSettlement) | { t: 'done'; id: strin
  * for (const settlement of spool.waiting) retry(settlement);
  */
 export class SettlementSpool {
+  /** Settlements held here and not yet released: once none is, the file holds nothing needed and is emptied. */
+  #outstanding: number;
+
   private constructor(
     private readonly journal: Journal<SpoolLine>,
     /** What an earlier process left unsettled. */
     readonly waiting: SpooledSettlement[],
-  ) {}
+  ) {
+    this.#outstanding = waiting.length;
+  }
 
   static async open(file: string): Promise<SettlementSpool> {
     const previous = Journal.open<SpoolLine>(file);
@@ -38,12 +43,20 @@ export class SettlementSpool {
 
   /** Resolves once the settlement is durable here. */
   hold(settlement: SpooledSettlement): Promise<void> {
+    this.#outstanding++;
     return this.journal.append({ t: 'pending', ...settlement });
   }
 
-  /** Redis took it: a lost `done` line only means one harmless repeat at the next start. */
-  release(id: string): Promise<void> {
-    return this.journal.append({ t: 'done', id });
+  /**
+   * Redis took it: a lost `done` line only means one harmless repeat at the next start. Once nothing waits, the
+   * file is emptied, so it does not grow with every outage the process lives through.
+   */
+  async release(id: string): Promise<void> {
+    await this.journal.append({ t: 'done', id });
+    if (--this.#outstanding <= 0) {
+      this.#outstanding = 0;
+      await this.journal.empty(() => this.#outstanding === 0);
+    }
   }
 
   close(): Promise<void> {
