@@ -1,14 +1,14 @@
 // A connect app (plain node:http underneath) that mounts Tollgate under /ai beside its own handlers.
 import { createServer } from 'node:http';
 import connect from 'connect';
-import { loadConfigFile, tollgate } from '@tollgate/middleware';
+import { readConfigFile, tollgate } from '@tollgate/middleware';
 
 /**
  * Builds the app. `config` is a Tollgate config object; by default it is read from tollgate.config.json.
  * @param {{ config?: object, baseDir?: string }} [options]
  */
 export function createApp({ config, baseDir = import.meta.dirname } = {}) {
-  const gate = tollgate(config ?? loadConfigFile(`${baseDir}/tollgate.config.json`).config, { baseDir });
+  const gate = tollgate(config ?? fileConfig(baseDir), { baseDir });
   const app = connect();
   app.use('/health', (_req, res) => {
     res.setHeader('content-type', 'application/json');
@@ -21,6 +21,17 @@ export function createApp({ config, baseDir = import.meta.dirname } = {}) {
     res.end(JSON.stringify({ error: 'not found in the example app' }));
   });
   return { app, gate };
+}
+
+/**
+ * tollgate.config.json as written. OPENAI_BASE_URL / ANTHROPIC_BASE_URL, when set, point a provider elsewhere (an
+ * Ollama); unset, the vendor's own API: a `${NAME}` in the file that is unset would disable the provider instead.
+ */
+function fileConfig(baseDir) {
+  const config = readConfigFile(`${baseDir}/tollgate.config.json`);
+  if (process.env.OPENAI_BASE_URL) config.providers.openai.baseUrl = '${OPENAI_BASE_URL}';
+  if (process.env.ANTHROPIC_BASE_URL) config.providers.anthropic.baseUrl = '${ANTHROPIC_BASE_URL}';
+  return config;
 }
 
 /** Starts the app and stops it gracefully on SIGTERM/SIGINT. */

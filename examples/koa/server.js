@@ -1,7 +1,7 @@
 // A Koa app that adopts Tollgate: @koa/bodyparser in front, its own routes, Tollgate under /ai via koa-mount-style prefixing.
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { loadConfigFile, tollgate } from '@tollgate/middleware';
+import { readConfigFile, tollgate } from '@tollgate/middleware';
 import { koa } from '@tollgate/middleware/koa';
 
 /**
@@ -9,7 +9,7 @@ import { koa } from '@tollgate/middleware/koa';
  * @param {{ config?: object, baseDir?: string }} [options]
  */
 export function createApp({ config, baseDir = import.meta.dirname } = {}) {
-  const gate = tollgate(config ?? loadConfigFile(`${baseDir}/tollgate.config.json`).config, { baseDir });
+  const gate = tollgate(config ?? fileConfig(baseDir), { baseDir });
   const tollgateKoa = koa(gate);
   const app = new Koa();
   app.use(bodyParser({ jsonLimit: '20mb' }));
@@ -33,6 +33,17 @@ export function createApp({ config, baseDir = import.meta.dirname } = {}) {
     ctx.body = { error: 'not found in the example app' };
   });
   return { app, gate };
+}
+
+/**
+ * tollgate.config.json as written. OPENAI_BASE_URL / ANTHROPIC_BASE_URL, when set, point a provider elsewhere (an
+ * Ollama); unset, the vendor's own API: a `${NAME}` in the file that is unset would disable the provider instead.
+ */
+function fileConfig(baseDir) {
+  const config = readConfigFile(`${baseDir}/tollgate.config.json`);
+  if (process.env.OPENAI_BASE_URL) config.providers.openai.baseUrl = '${OPENAI_BASE_URL}';
+  if (process.env.ANTHROPIC_BASE_URL) config.providers.anthropic.baseUrl = '${ANTHROPIC_BASE_URL}';
+  return config;
 }
 
 /** Starts the app and stops it gracefully on SIGTERM/SIGINT. */

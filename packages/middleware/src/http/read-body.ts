@@ -39,6 +39,9 @@ export interface ReadBodyOptions {
 export function readJsonBodyNow(req: MaybeParsedRequest, options: ReadBodyOptions): unknown {
   const preParsed = options.parsed !== undefined ? options.parsed : req.body;
   if (preParsed !== undefined && (req.readableEnded || !isEmptyParse(preParsed))) {
+    // The limit holds for a body a parser in front read too (its own limit is the host's, usually larger): by the
+    // size the request declared, which that parser read in full.
+    if (Number(req.headers['content-length']) > options.limitBytes) throw tooLarge(options.limitBytes);
     if (typeof preParsed === 'string' || Buffer.isBuffer(preParsed)) return parseJson(Buffer.from(preParsed), options.limitBytes);
     // A framework's parser has no depth bound: the same one applies here as to a body read below.
     if (jsonDepthExceeds(preParsed, MAX_JSON_DEPTH)) throw tooDeep();

@@ -44,6 +44,8 @@ export class RouteTable<Handler> {
     const first = candidates?.[0];
     if (!first) return NO_MATCH;
     for (const candidate of candidates) if (candidate.method === method) return this.#found.get(candidate)!;
+    // HEAD is GET without the body (RFC 9110 §9.3.2), which Node's server leaves out by itself.
+    if (method === 'HEAD') for (const candidate of candidates) if (candidate.method === 'GET') return this.#found.get(candidate)!;
     return { kind: 'wrong-method', family: first.family, allowed: candidates.map((candidate) => candidate.method) };
   }
 }

@@ -44,7 +44,11 @@ export class SseWriter {
     this.#start();
     const text = typeof data === 'string' ? data : JSON.stringify(data);
     const frame = (event ? `event: ${event}\n` : '') + `data: ${text}\n\n`;
-    return this.res.write(frame);
+    const written = this.res.write(frame);
+    // A compression middleware in front (Express's compression()) holds what is written until it is flushed:
+    // each event goes out now, as compression() documents for server-sent events.
+    (this.res as ServerResponse & { flush?: () => void }).flush?.();
+    return written;
   }
 
   /** Resolves when the client read what was buffered; rejects when it left or read nothing for `maxPausedMs`. */
