@@ -3,7 +3,7 @@ import type { CatalogModel } from '../catalog/index.js';
 import { readJsonBody, sendJson } from '../http/index.js';
 import { inUpstreamSpan } from '../observe/index.js';
 import { definitionOf, prepareCount, type TokenCounter } from '../providers/index.js';
-import { estimateInputTokens } from '../tokenize/index.js';
+import { estimateInputTokensInTurns } from '../tokenize/index.js';
 import { UpstreamFailure } from '../upstream/index.js';
 import { parseBody } from '../validate/index.js';
 import { countTokensBody } from '../wire/index.js';
@@ -31,11 +31,12 @@ export async function countTokens(ctx: RequestContext): Promise<void> {
   const route = model.routes[0]!;
   const counter = definitionOf(route.provider.kind).countTokens;
   const inputTokens = counter ? await askProvider(ctx, model.alias, route, counter, body) : undefined;
-  sendJson(ctx.res, 200, { input_tokens: inputTokens ?? countLocally(body) });
+  sendJson(ctx.res, 200, { input_tokens: inputTokens ?? (await countLocally(body)) });
 }
 
-function countLocally(body: Record<string, unknown>): number {
-  return estimateInputTokens({ system: body.system, messages: body.messages, tools: body.tools });
+/** Counted in turns whatever the body's size (README "Reservations"): no hot path here, and no body stops the others. */
+function countLocally(body: Record<string, unknown>): Promise<number> {
+  return estimateInputTokensInTurns({ system: body.system, messages: body.messages, tools: body.tools });
 }
 
 /** The provider's count, or undefined when it could not be reached (transient failures after retries). */

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import { refuseIfRevokedSince, type Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
@@ -7,7 +8,7 @@ import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Soon, type Usage } from '../policy/index.js';
 import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
-import { countTokens, embeddingInputTokens, estimateInputTokens } from '../tokenize/index.js';
+import { countTokens, embeddingInputTokens, embeddingInputTokensInTurns, estimateInputTokens, estimateInputTokensInTurns } from '../tokenize/index.js';
 import { answerTextOf } from '../translate/index.js';
 import { UpstreamFailure, type EventSink, type UpstreamBody, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
@@ -147,6 +148,27 @@ function admit(call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admis
 }
 
 function admitBy(policy: Policy, call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admission> {
+  // A large prompt is counted first, in turns, whether admission needs it or not: every later reader of the count (a
+  // provider without usage, a cut stream, a translated stream's message_start) reads it synchronously.
+  if (countsInTurns(call.ctx.req)) return meter.countPromptInTurns().then(() => admitCounted(policy, call, primary, meter));
+  return admitCounted(policy, call, primary, meter);
+}
+
+/**
+ * A body over LARGE_BODY_BYTES, or of a length not told (chunked), has its prompt counted in turns of the event loop
+ * (README "Reservations"), so one huge prompt cannot stop every other request for seconds; a smaller one is counted at
+ * once, without a promise (issue 19: the throughput benchmark counts promises per request).
+ */
+function countsInTurns(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return length === undefined || Number(length) > LARGE_BODY_BYTES;
+}
+
+/** 64 KiB: larger than most prompts, and at most ~50 ms of counting at once (64 KiB of random letters; English: ~2 ms). */
+const LARGE_BODY_BYTES = 64 * 1024;
+
+/** Admission proper, once a large prompt's count is in the meter (a small one is counted here, if needed). */
+function admitCounted(policy: Policy, call: ModelCall, primary: RouteRequest, meter: Meter): Soon<Admission> {
   const org = call.ctx.runtime.config.organizations[call.principal.org];
   const tokensLimited = org?.limits.tpm !== undefined || call.principal.limits?.tpm !== undefined;
   const claimsAllowance = call.model.config.billing === 'included' && org?.included !== undefined;
@@ -505,6 +527,12 @@ class Meter {
     const { call } = this;
     // An embeddings prompt is its input alone, token-id arrays included (README: input tokens are billed).
     return (this.#promptTokens = call.model.protocol === 'embeddings' ? embeddingInputTokens((call.body as { input?: unknown }).input) : estimateInputTokens(call.body));
+  }
+
+  /** promptTokens()'s count, counted in turns of the event loop (a large body: countsInTurns); promptTokens() then returns it. */
+  async countPromptInTurns(): Promise<void> {
+    const { call } = this;
+    this.#promptTokens = call.model.protocol === 'embeddings' ? await embeddingInputTokensInTurns((call.body as { input?: unknown }).input) : await estimateInputTokensInTurns(call.body);
   }
 
   /** The route that answered (`provider/model`), for the ledger line. */

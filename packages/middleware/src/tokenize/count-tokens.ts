@@ -1,16 +1,45 @@
-import { countTokens as countO200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as countO200k, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
+import { LONG_PIECE, spansToCount } from './spans.js';
 import { TOKEN_COUNT_CACHE_BOUNDS, TokenCountCache } from './token-count-cache.js';
+import { TURN_CHARS, Turns } from './turns.js';
 
 /**
  * Tokens in a text, counted with OpenAI's o200k_base encoding. Used to estimate prompts at admission
  * and to meter output when a provider reports no usage (a stream cut short, a server without usage).
+ * Exact, except for a pre-split piece longer than LONG_PIECE characters, counted in slices (see spans.ts).
  *
  * @example
  * countTokens('Hello, world!') // 4
  */
 export function countTokens(text: string): number {
-  return text.length === 0 ? 0 : countO200k(text, AS_TEXT);
+  // A short text (every prompt of the throughput benchmark, issue 19) in one call, without a pass of our own.
+  if (text.length <= LONG_PIECE) return text.length === 0 ? 0 : countO200k(text, AS_TEXT);
+  let tokens = 0;
+  for (const span of spansToCount(text, Infinity)) tokens += countO200k(span, AS_TEXT);
+  return tokens;
 }
+
+/**
+ * countTokens(text), counted in turns of the event loop (turns.ts) so that other requests are served meanwhile:
+ * the same spans, with runs also cut every TURN_CHARS characters at a piece boundary (which changes no count).
+ */
+async function countTokensInTurns(text: string, turns: Turns): Promise<number> {
+  let tokens = 0;
+  for (const span of spansToCount(text, TURN_CHARS)) {
+    if (turns.due(span.length)) await turns.next();
+    tokens += countO200k(span, AS_TEXT);
+  }
+  return tokens;
+}
+
+/**
+ * gpt-tokenizer keeps the merges of up to 100,000 pieces (DEFAULT_MERGE_CACHE_SIZE), of any length: long random
+ * pieces were kept whole. Pieces reach it at most LONG_PIECE characters long now, and 10,000 of them hold ~50 MiB at
+ * worst (random CJK slices, ~2 tokens a character: measured; the default would be ~10 times that). A piece that is one
+ * token never enters it, so common words stay cheap whatever it holds. The setting is the o200k module's own:
+ * process-wide.
+ */
+setMergeCacheSize(10_000);
 
 /**
  * Special tokens spelled in a prompt or an answer (`<|endoftext|>`) are counted as the text they are: by
@@ -27,9 +56,29 @@ const promptCounts = new TokenCountCache(TOKEN_COUNT_CACHE_BOUNDS);
  * startsSegment), each looked up in the cache: the sum is the count of the whole text, exactly.
  */
 export function estimateInputTokens(body: unknown): number {
-  const prompt: Prompt = { segment: undefined, tokens: 0, messages: 0 };
+  const prompt: Prompt = { segment: undefined, tokens: 0, messages: 0, finished: undefined };
   collect(body, undefined, prompt);
-  if (prompt.segment !== undefined) prompt.tokens += promptCounts.count(prompt.segment, countLine);
+  if (prompt.segment !== undefined) finish(prompt.segment, prompt);
+  return prompt.tokens + 3 * prompt.messages;
+}
+
+/**
+ * estimateInputTokens(body), exactly, counted in turns of the event loop: the same walk collects the same segments,
+ * then each is counted, a short one through the same cache, a longer one in turns. For a body too large to count in
+ * one turn (model-call.ts: countsInTurns, and the count_tokens endpoint).
+ */
+export async function estimateInputTokensInTurns(body: unknown): Promise<number> {
+  const prompt: Prompt = { segment: undefined, tokens: 0, messages: 0, finished: [] };
+  collect(body, undefined, prompt);
+  if (prompt.segment !== undefined) finish(prompt.segment, prompt);
+  const turns = new Turns();
+  for (const segment of prompt.finished!) {
+    // Through the cache as at once; a longer segment would not be kept (TOKEN_COUNT_CACHE_BOUNDS.maxKeyChars is TURN_CHARS too).
+    if (segment.length <= TURN_CHARS) {
+      if (turns.due(segment.length)) await turns.next();
+      prompt.tokens += promptCounts.count(segment, countLine);
+    } else prompt.tokens += await countTokensInTurns(`${segment}\n`, turns);
+  }
   return prompt.tokens + 3 * prompt.messages;
 }
 
@@ -38,6 +87,8 @@ interface Prompt {
   segment: string | undefined;
   tokens: number;
   messages: number;
+  /** Where finished segments go to be counted later, in turns; undefined: each is counted when it is finished. */
+  finished: string[] | undefined;
 }
 
 /** A segment's text as the prompt has it: followed by its newline. */
@@ -63,9 +114,14 @@ const WHITESPACE = /\s/u;
 function add(text: string, prompt: Prompt): void {
   if (prompt.segment === undefined) prompt.segment = text;
   else if (startsSegment(text)) {
-    prompt.tokens += promptCounts.count(prompt.segment, countLine);
+    finish(prompt.segment, prompt);
     prompt.segment = text;
   } else prompt.segment += `\n${text}`;
+}
+
+function finish(segment: string, prompt: Prompt): void {
+  if (prompt.finished === undefined) prompt.tokens += promptCounts.count(segment, countLine);
+  else prompt.finished.push(segment);
 }
 
 /** A plain recursive walk (no closure or entry arrays per call: it runs for every priced request). */
@@ -90,13 +146,33 @@ function collect(node: unknown, key: string | undefined, prompt: Prompt): void {
  * embeddingInputTokens([[1, 2, 3], [4, 5]]) // 5
  */
 export function embeddingInputTokens(input: unknown): number {
-  if (typeof input === 'string') return countTokens(input);
+  return embeddingInput(input, undefined);
+}
+
+/** embeddingInputTokens(input), exactly, its texts counted in turns of the event loop (see estimateInputTokensInTurns). */
+export async function embeddingInputTokensInTurns(input: unknown): Promise<number> {
+  const texts: string[] = [];
+  let tokens = embeddingInput(input, texts);
+  const turns = new Turns();
+  for (const text of texts) tokens += await countTokensInTurns(text, turns);
+  return tokens;
+}
+
+/** The tokens of `input`'s token ids, plus its texts' counted now, or, given `texts`, kept there to be counted later. */
+function embeddingInput(input: unknown, texts: string[] | undefined): number {
+  if (typeof input === 'string') return embeddingText(input, texts);
   if (!Array.isArray(input)) return 0;
   let tokens = 0;
   for (const item of input) {
     if (typeof item === 'number') tokens += 1;
-    else if (typeof item === 'string') tokens += countTokens(item);
+    else if (typeof item === 'string') tokens += embeddingText(item, texts);
     else if (Array.isArray(item)) tokens += item.length;
   }
   return tokens;
+}
+
+function embeddingText(text: string, texts: string[] | undefined): number {
+  if (texts === undefined) return countTokens(text);
+  texts.push(text);
+  return 0;
 }

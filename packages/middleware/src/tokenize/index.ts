@@ -1,1 +1,1 @@
-export { countTokens, embeddingInputTokens, estimateInputTokens } from './count-tokens.js';
+export { countTokens, embeddingInputTokens, embeddingInputTokensInTurns, estimateInputTokens, estimateInputTokensInTurns } from './count-tokens.js';
