@@ -59,11 +59,12 @@ const explainers: Record<string, Explainer> = {
   }),
   ModelNotFoundError: (facts) => ({ title: 'Unknown model', detail: `${facts.message}. Pick a model from the list.` }),
   MaxTokensExceededError: (facts) => ({ title: 'Reply limit too high', detail: facts.message }),
-  AuthenticationError: (facts) =>
-    relayedFromProvider(facts)
+  // The gateway's own 401: a provider's 401, relayed (type api_error), is an UpstreamError in @tollgate/client.
+  AuthenticationError: () => ({ title: 'Not authorised', detail: 'The in-editor gateway refused its session key. Restart it with "Tollgate: Restart Gateway".', action: restart }),
+  UpstreamError: (facts) =>
+    facts.status === 401 || facts.status === 403
       ? { title: 'The provider refused the API key', detail: `${facts.message}. Store a valid key for this model's provider.`, action: setKey }
-      : { title: 'Not authorised', detail: 'The in-editor gateway refused its session key. Restart it with "Tollgate: Restart Gateway".', action: restart },
-  UpstreamError: (facts) => ({ title: 'The provider failed', detail: `${facts.message}. Nothing was charged for the failed attempt; try again.` }),
+      : { title: 'The provider failed', detail: `${facts.message}. Nothing was charged for the failed attempt; try again.` },
   PolicyUnavailableError: () => ({ title: 'Billing store unavailable', detail: 'The request was not sent because usage could not be recorded. Try again shortly.' }),
   StreamInterruptedError: () => ({ title: 'Reply incomplete', detail: 'The stream broke before the model finished. What arrived is kept above.', incomplete: true }),
   OutcomeUnknownError: () => ({ title: 'No answer', detail: 'The connection to the gateway failed; the request may have run.' }),
@@ -81,11 +82,6 @@ export function explainError(facts: ErrorFacts): Explanation {
 }
 
 /** A provider's own 401, relayed with type api_error (contract §2.3), rather than Tollgate refusing the session key. */
-function relayedFromProvider(facts: ErrorFacts): boolean {
-  const body = facts.body as { error?: { type?: string }; type?: string } | undefined;
-  return body?.error?.type === 'api_error';
-}
-
 function formatTime(iso: string): string {
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });

@@ -31,19 +31,20 @@ interface Rule {
  * because they survive an intermediary rewriting the body (§7.2); the body is only a fallback.
  */
 const rules: Rule[] = [
-  { status: 401, error: AuthenticationError },
-  { status: 402, error: WalletEmptyError },
   { status: 429, reason: 'included_allowance_exhausted', error: AllowanceExhaustedError },
   { status: 429, code: 'included_allowance_exhausted', error: AllowanceExhaustedError },
   { status: 429, error: RateLimitedError },
+  { status: 503, reason: 'policy_unavailable', error: PolicyUnavailableError },
+  { status: 503, code: 'policy_unavailable', error: PolicyUnavailableError },
+  // A provider's own 401/402/404/422, relayed (§7.1 "4xx relayed", type api_error): not the caller's key, wallet or alias.
+  { bodyType: 'api_error', error: UpstreamError },
+  { status: 401, error: AuthenticationError },
+  { status: 402, error: WalletEmptyError },
   { status: 404, error: ModelNotFoundError },
   { status: 400, code: 'max_tokens_exceeded', error: MaxTokensExceededError },
   { status: 400, code: 'model_not_configured', error: ModelNotConfiguredError },
-  { status: 503, reason: 'policy_unavailable', error: PolicyUnavailableError },
-  { status: 503, code: 'policy_unavailable', error: PolicyUnavailableError },
   { status: 422, error: ValidationError },
   { bodyType: 'sql_error', error: SqlError },
-  { bodyType: 'api_error', error: UpstreamError },
   { status: 502, error: UpstreamError },
   { status: 500, error: InternalError },
 ];

@@ -1,3 +1,5 @@
+import { retryAfterSeconds } from './retry-after.js';
+
 /** What every Tollgate error carries: the HTTP facts first, the body best-effort (contract §7). */
 export interface ErrorFacts {
   status: number;
@@ -71,8 +73,8 @@ export class RateLimitedError extends TollgateError {
   override name = 'RateLimitedError';
   /** Seconds to wait (`Retry-After`), at least 1; undefined when the endpoint sent no hint (/v1/messages). */
   get retryAfter(): number | undefined {
-    const seconds = Number(this.headers['retry-after']);
-    return Number.isFinite(seconds) && this.headers['retry-after'] !== undefined ? Math.max(1, seconds) : undefined;
+    const seconds = retryAfterSeconds(this.headers['retry-after']);
+    return seconds !== undefined ? Math.max(1, seconds) : undefined;
   }
 }
 

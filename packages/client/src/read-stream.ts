@@ -41,6 +41,8 @@ export async function* checkedStream<Event>(body: AsyncIterable<Uint8Array>, fam
       yield event;
     }
   } catch (error) {
+    // The normal end was delivered (§6.1): a connection lost after it is no failed generation.
+    if (ended) return;
     throw interrupted(error);
   }
   if (!ended) throw interrupted();

@@ -1,4 +1,5 @@
 import { AllowanceExhaustedError, TollgateError } from './errors.js';
+import { retryAfterSeconds } from './retry-after.js';
 
 export interface RetryOptions {
   /** Retries for 429 rate_limited and 500/502/503/504 (contract §7.3 rule 1). */
@@ -25,7 +26,8 @@ export function retryDelay(error: TollgateError, attempt: number, messagesEndpoi
   if (error instanceof AllowanceExhaustedError) return undefined; // rule 2: waiting does not help
   const isRateLimit = error.status === 429;
   // The same Idempotency-Key still running (after a lost connection): its answer comes once it finishes.
-  const keyInUse = error.status === 409 && error.code === 'idempotency_key_in_use';
+  // On /v1/messages the Anthropic envelope has no code: Tollgate's `x-should-retry: true` tells it apart there.
+  const keyInUse = error.status === 409 && (error.code === 'idempotency_key_in_use' || error.headers['x-should-retry'] === 'true');
   if (!isRateLimit && !keyInUse && !retryableStatuses.has(error.status)) return undefined; // rule 3: 400, 401, 402, 404, 422
   const limit = messagesEndpoint && isRateLimit ? options.messagesMaxRetries : options.maxRetries;
   if (attempt >= limit) return undefined;
@@ -34,8 +36,8 @@ export function retryDelay(error: TollgateError, attempt: number, messagesEndpoi
   const header = error.headers['retry-after'];
   let floor = 0;
   if (header !== undefined) {
-    const seconds = Number(header);
-    floor = Number.isFinite(seconds) ? Math.max(1000, seconds * 1000) : 1000;
+    const seconds = retryAfterSeconds(header);
+    floor = seconds !== undefined ? Math.max(1000, seconds * 1000) : 1000;
   }
   // A wait no timer can hold (setTimeout turns anything past 2^31-1 ms into 1 ms): give up rather than retry at once.
   if (floor > MAX_WAIT_MS) return undefined;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, errors, request, type Dispatcher } from 'undici';
 import { classifyError } from './classify-error.js';
 import { OutcomeUnknownError, TollgateError } from './errors.js';
 import { chatFamily, checkedStream, messagesFamily, responsesFamily } from './read-stream.js';
@@ -53,6 +53,8 @@ export class TollgateClient {
 
   constructor(options: TollgateClientOptions) {
     if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
+    // A key read from a file keeps its newline: no header can carry it, and undici would refuse every call.
+    if (options.apiKey !== undefined && !/^[\x21-\x7e]*$/.test(options.apiKey)) throw new TypeError('apiKey must be visible ASCII characters (no spaces or line breaks: trim it)');
     this.#options = {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       apiKey: options.apiKey,
@@ -121,15 +123,7 @@ export class TollgateClient {
   }
 
   async #json<T>(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions): Promise<T> {
-    const response = await this.#send(method, path, body, options, false);
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      if (options.signal?.aborted) throw error;
-      // The answer's head arrived, its body did not: the request ran (contract §7.3 rule 4, outcome unknown to us).
-      throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: flatten(response.headers), body: undefined, message: `The answer broke off (${(error as Error).message}); the request may have run` }, { cause: error });
-    }
+    const { response, text } = await this.#send(method, path, body, options, false);
     try {
       return JSON.parse(text) as T;
     } catch (error) {
@@ -138,41 +132,67 @@ export class TollgateClient {
   }
 
   async #stream(path: string, body: unknown, options: CallOptions): Promise<{ stream: AsyncIterable<Uint8Array>; headers: Record<string, string> }> {
-    const response = await this.#send('POST', path, body, options, true);
+    const { response } = await this.#send('POST', path, body, options, true);
     return { stream: response.body, headers: flatten(response.headers) };
   }
 
+  /** The wait before retrying a lost connection or a cut answer: exponential, with full jitter. */
+  #backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
+    return this.#options.sleep(this.#options.random() * Math.min(this.#retry.maxMs, this.#retry.baseMs * 2 ** attempt), signal);
+  }
+
   /** One call with the retry rules of §7.3: attempts, backoff with full jitter, Retry-After as a floor. */
-  async #send(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions, stream: boolean): Promise<Dispatcher.ResponseData> {
+  async #send(method: 'GET' | 'POST', path: string, body: unknown, options: CallOptions, stream: boolean): Promise<{ response: Dispatcher.ResponseData; text: string }> {
     const messagesEndpoint = path.startsWith('/v1/messages');
     const headers = this.#headers(messagesEndpoint, body !== undefined);
     if (idempotentPaths.has(path)) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
     for (let attempt = 0; ; attempt++) {
       let response: Dispatcher.ResponseData;
+      const perAttempt = attemptSignal(options.signal, this.#options.timeoutMs);
       try {
         response = await request(this.#options.baseUrl + path, {
           method,
           dispatcher: this.#options.dispatcher,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(this.#options.timeoutMs)]) : AbortSignal.timeout(this.#options.timeoutMs),
+          signal: perAttempt.signal,
         });
+        // The attempt lasts until its body is read or dropped: then its timer and listener go.
+        response.body.once('close', perAttempt.done);
       } catch (error) {
+        perAttempt.done();
         if (options.signal?.aborted) throw error;
+        // Refused before sending (a header value no request can carry): the caller's mistake, nothing ran.
+        if (error instanceof errors.InvalidArgumentError) throw error;
         if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries) {
-          await this.#options.sleep(this.#options.random() * Math.min(this.#retry.maxMs, this.#retry.baseMs * 2 ** attempt), options.signal);
+          await this.#backoff(attempt, options.signal);
           continue;
         }
         throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: {}, body: undefined, message: `No answer from Tollgate (${(error as Error).message}); the request may have run` }, { cause: error });
       }
       const answered = flatten(response.headers);
       const isStream = (answered['content-type'] ?? '').includes('text/event-stream');
-      if (response.statusCode >= 200 && response.statusCode < 300 && isStream === stream) return response;
+      if (response.statusCode >= 200 && response.statusCode < 300 && isStream === stream) {
+        if (stream) return { response, text: '' };
+        try {
+          return { response, text: await response.body.text() };
+        } catch (error) {
+          if (options.signal?.aborted) throw error;
+          // The answer's head arrived, its body did not: the request ran (contract §7.3 rule 4); retried like a lost connection.
+          if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries) {
+            await this.#backoff(attempt, options.signal);
+            continue;
+          }
+          throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: answered, body: undefined, message: `The answer broke off (${(error as Error).message}); the request may have run` }, { cause: error });
+        }
+      }
       const text = await response.body.text().catch(() => '');
       // contract §6.1 rule 1: a failure before output is a JSON answer, checked by Content-Type.
       const error = response.statusCode < 300 ? new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers: answered, body: text, message: `Expected ${stream ? 'a stream' : 'JSON'}, got ${answered['content-type'] ?? 'no content type'}` }) : classifyError(response.statusCode, answered, text);
       const delay = retryDelay(error, attempt, messagesEndpoint, this.#retry, this.#options.random);
       if (delay === undefined) throw error;
+      // An abort that came while the error's body was read: no 'abort' event is left to end the sleep.
+      if (options.signal?.aborted) throw options.signal.reason;
       await this.#options.sleep(delay, options.signal);
       if (options.signal?.aborted) throw options.signal.reason;
     }
@@ -194,6 +214,26 @@ function flatten(headers: Record<string, string | string[] | undefined>): Record
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   return flat;
+}
+
+/**
+ * One attempt's signal: the caller's, or its timeout. Not `AbortSignal.any`, which on Node 20 leaves an entry on a
+ * long-lived caller signal for every call; `done` drops the timer and the listener once the attempt is over.
+ */
+function attemptSignal(signal: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), timeoutMs);
+  timer.unref();
+  const onAbort = () => controller.abort(signal!.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseConfig, type ConfigInput } from './config/index.js';
+import { ConfigError, parseConfig, type ConfigInput } from './config/index.js';
+import { sharedFileProblems } from './config/shared-files.js';
 import { ServiceError, renderError, type ErrorFamily } from './errors/index.js';
 import { ClientDeparture, closeIfUnread, lingeringClose, nextRequestId, requestIdHeader, RouteTable, sendJson } from './http/index.js';
 import { routes } from './endpoints/index.js';
@@ -58,6 +59,8 @@ const MAX_LINGER_MS = 2_000;
  */
 export function tollgate(config: ConfigInput = {}, options: TollgateOptions = {}): Tollgate {
   const parsed = parseConfig(config, options.env ?? process.env);
+  const sharedFiles = sharedFileProblems(parsed.config, options.baseDir ?? process.cwd());
+  if (sharedFiles.length > 0) throw new ConfigError(`Invalid Tollgate configuration:\n  ${sharedFiles.join('\n  ')}`);
   // No configured secret reaches any logger, the host's included (README "Operating").
   const logger = redactingLogger(options.logger ?? consoleLogger, secretsOf(parsed.config));
   const observer = Observer.create(parsed.config, logger);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { paramRule } from '../adapt/param-rule.js';
 import { providerSettings } from '../providers/provider-settings.js';
-import { relayDefaults, relaySettings } from '../upstream/relay-settings.js';
+import { relayDefaults, relaySettings, timerMs } from '../upstream/relay-settings.js';
 import { keyStrengthProblem } from './key-strength.js';
 import { organizationNameProblem } from './organization-name.js';
 
@@ -116,7 +116,7 @@ const store = z.discriminatedUnion('kind', [
       ledger: z
         .union([
           z.literal(false),
-          z.object({ dir: z.string().min(1).default('data/ledger'), maxBytes: z.number().int().positive().optional(), exportEveryMs: z.number().int().positive().default(1_000) }).strict(),
+          z.object({ dir: z.string().min(1).default('data/ledger'), maxBytes: z.number().int().positive().optional(), exportEveryMs: timerMs().default(1_000) }).strict(),
         ])
         .default({ dir: 'data/ledger', exportEveryMs: 1_000 }),
     })
@@ -165,16 +165,16 @@ const sql = z
     auth: z.boolean().default(true),
     maxStatementBytes: z.number().int().positive().default(1_048_576),
     maxRows: z.number().int().positive().default(10_000),
-    timeoutMs: z.number().int().positive().default(5_000),
+    timeoutMs: timerMs().default(5_000),
     /** A page-journal segment past this size is checkpointed into the database file (also bounds recovery). */
     journalSegmentBytes: z.number().int().min(65_536).default(16 * 1_048_576),
     /** Largest answer in bytes of its values as sent; past it: 400 result_too_large. */
     maxResultBytes: z.number().int().positive().default(64 * 1_048_576),
     /** How long a streamed (NDJSON) answer may hold its database. */
-    streamTimeoutMs: z.number().int().positive().default(60_000),
+    streamTimeoutMs: timerMs().default(60_000),
   })
   .strict()
-  .refine((s) => s.default in s.databases, { message: 'sql.default must name one of sql.databases', path: ['default'] });
+  .refine((s) => Object.hasOwn(s.databases, s.default), { message: 'sql.default must name one of sql.databases', path: ['default'] });
 
 const MIB = 1_048_576;
 
@@ -235,15 +235,23 @@ export const configSchema = z
     defaultCatalog: z.boolean().default(true),
     store: store.default({ kind: 'memory' }),
     sql: sql.default({ databases: { main: {} }, default: 'main', auth: true, maxStatementBytes: 1_048_576, maxRows: 10_000, timeoutMs: 5_000, journalSegmentBytes: 16 * 1_048_576, maxResultBytes: 64 * 1_048_576, streamTimeoutMs: 60_000 }),
-    recoveryUrl: z.string().default('/console/billing'),
+    /**
+     * Sent as the `X-Service-Recovery-Url` header: control characters cannot be (a config error), letters past
+     * ASCII are percent-encoded as a browser would, so every 402 carries it.
+     */
+    recoveryUrl: z
+      .string()
+      .regex(/^[^\x00-\x1f\x7f]*$/, 'a URL without control characters (a newline left by the environment?): it is sent as the X-Service-Recovery-Url header')
+      .transform((url) => url.replace(/[^\x00-\x7f]+/gu, encodeURIComponent))
+      .default('/console/billing'),
     /** DESIGN "does better": the §7.2 headers on `/v1/messages` errors are off unless this is on. */
     anthropicDenialHeaders: z.boolean().default(false),
     /** Largest accepted request body on the model endpoints. */
     maxBodyBytes: z.number().int().positive().default(20 * 1_048_576),
     /** How long a request body may take to arrive, from the first byte read; past it 408 and the connection is closed. */
-    bodyTimeoutMs: z.number().int().positive().default(30_000),
+    bodyTimeoutMs: timerMs().default(30_000),
     /** How long admission may wait for the policy store before answering 503 policy_unavailable. */
-    policyTimeoutMs: z.number().int().positive().default(1_000),
+    policyTimeoutMs: timerMs().default(1_000),
     /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
     relay: relaySettings.default(relayDefaults),
     /** Opt-in Prometheus endpoint; absent, no metric is counted (README "Operating"). */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { configSchema, type ConfigInput, type ResolvedConfig } from './config-schema.js';
-import { interpolateEnv } from './interpolate-env.js';
+import { interpolateEnv, type UnsetReference } from './interpolate-env.js';
 import { organizationNameProblem } from './organization-name.js';
 
 /** A configuration that cannot start; the message names every offending field. */
@@ -37,15 +37,15 @@ export function parseConfig(input: ConfigInput | unknown, env: NodeJS.ProcessEnv
 
   const badNames = organizationNameProblems(value);
   if (badNames.length > 0) throw new ConfigError(`Invalid Tollgate configuration:\n  ${badNames.join('\n  ')}`);
-  const withoutUnsetKeys = dropUnsetKeys(value, unset);
+  const { value: withoutUnsetKeys, keyPosition } = dropUnsetKeys(dropUnsetProviderValues(value, unset), unset);
   const result = configSchema.safeParse(withoutUnsetKeys);
-  if (!result.success) throw new ConfigError(`Invalid Tollgate configuration:\n  ${formatIssues(result.error)}`);
+  if (!result.success) throw new ConfigError(`Invalid Tollgate configuration:\n  ${formatIssues(result.error, keyPosition)}`);
   for (const [name, provider] of Object.entries(result.data.providers)) if (provider.disabled) disabledProviders.add(name);
   const config = { ...result.data, providers: markDisabled(result.data.providers, disabledProviders) };
   // Organization names arrive from keys, journals and admin commands: a lookup must never find an
   // inherited member (`toString`), so the table has no prototype at all.
   config.organizations = Object.assign(Object.create(null) as ResolvedConfig['organizations'], config.organizations);
-  checkReferences(config);
+  checkReferences(config, keyPosition);
   return { config, disabledProviders };
 }
 
@@ -98,12 +98,33 @@ export function readConfigFile(file: string): ConfigInput {
   return json as ConfigInput;
 }
 
-function dropUnsetKeys(value: unknown, unset: { path: (string | number)[] }[]): unknown {
+/**
+ * A provider's unset `${NAME}` leaves its field out (the provider is disabled): a header or credential that is
+ * `undefined` would otherwise fail the schema with "expected string", naming no variable. `value` is the copy
+ * interpolateEnv made, so deleting from it changes nothing the caller passed.
+ */
+function dropUnsetProviderValues(value: unknown, unset: UnsetReference[]): unknown {
+  for (const { path } of unset) {
+    if (path[0] !== 'providers' || path.length < 3) continue;
+    let parent: unknown = value;
+    for (const step of path.slice(0, -1)) parent = (parent as Record<string | number, unknown> | undefined)?.[step];
+    if (typeof parent === 'object' && parent !== null && !Array.isArray(parent)) delete (parent as Record<string | number, unknown>)[path.at(-1)!];
+  }
+  return value;
+}
+
+/**
+ * The config without the keys whose `${NAME}` is unset, and where each remaining key stands in the file, so an
+ * error about a later key names the entry the operator wrote (`keys.2`), not its place after the skip.
+ */
+function dropUnsetKeys(value: unknown, unset: { path: (string | number)[] }[]): { value: unknown; keyPosition: (index: number) => number } {
   const dropped = new Set(unset.filter((ref) => ref.path[0] === 'keys').map((ref) => ref.path[1]));
-  if (dropped.size === 0 || typeof value !== 'object' || value === null) return value;
+  const same = (index: number) => index;
+  if (dropped.size === 0 || typeof value !== 'object' || value === null) return { value, keyPosition: same };
   const record = value as Record<string, unknown>;
-  const keys = Array.isArray(record.keys) ? record.keys.filter((_, index) => !dropped.has(index)) : record.keys;
-  return { ...record, keys };
+  if (!Array.isArray(record.keys)) return { value, keyPosition: same };
+  const kept = record.keys.flatMap((_, index) => (dropped.has(index) ? [] : [index]));
+  return { value: { ...record, keys: kept.map((index) => (record.keys as unknown[])[index]) }, keyPosition: (index) => kept[index] ?? index };
 }
 
 /**
@@ -119,18 +140,19 @@ function organizationNameProblems(value: unknown): string[] {
   });
 }
 
-function checkReferences(config: ResolvedConfig): void {
+function checkReferences(config: ResolvedConfig, keyPosition: (index: number) => number): void {
   const problems: string[] = [];
   for (const [alias, model] of Object.entries(config.models)) {
     model.routes.forEach((route, index) => {
-      if (!(route.provider in config.providers) && !isDefaultProvider(route.provider)) {
+      if (!Object.hasOwn(config.providers, route.provider) && !isDefaultProvider(route.provider)) {
         problems.push(`models.${alias}.routes.${index}.provider: provider "${route.provider}" is not declared in "providers"`);
       }
     });
   }
   const firstWithId = new Map<string, number>();
   const firstWithHash = new Map<string, number>();
-  config.keys.forEach((key, index) => {
+  config.keys.forEach((key, at) => {
+    const index = keyPosition(at);
     // Keys are kept by hash: a second entry for the same key would replace the first, whatever its organization.
     const sha256 = key.sha256 ?? hash('sha256', key.key ?? '', 'hex');
     const same = firstWithHash.get(sha256);
@@ -151,8 +173,14 @@ function isDefaultProvider(name: string): boolean {
   return name === 'openai' || name === 'anthropic' || name === 'gemini';
 }
 
-function formatIssues(error: z.ZodError): string {
-  return error.issues.map((issue) => `${formatPath(issue.path as (string | number)[]) || '(root)'}: ${issue.message}`).join('\n  ');
+function formatIssues(error: z.ZodError, keyPosition: (index: number) => number): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path as (string | number)[];
+      const inFile = path[0] === 'keys' && typeof path[1] === 'number' ? ['keys', keyPosition(path[1]), ...path.slice(2)] : path;
+      return `${formatPath(inFile) || '(root)'}: ${issue.message}`;
+    })
+    .join('\n  ');
 }
 
 function formatPath(path: (string | number)[]): string {

@@ -191,17 +191,29 @@ async function observedAdmit(call: ModelCall, primary: RouteRequest, meter: Mete
 
 function admissionRequest(call: ModelCall, primary: RouteRequest, estimatedInputTokens: number): AdmissionRequest {
   const { config, alias } = call.model;
-  const { codec } = primary.plan;
-  const body = primary.body as Record<string, unknown>;
   return {
     principal: call.principal,
     alias,
     billing: config.billing,
     price: config.price,
     estimatedInputTokens,
-    maxOutputTokens: outputBudget(codec.outputLimitFields, config.maxOutputTokens, body),
+    maxOutputTokens: worstOutputBudget(call, primary),
     requestId: call.ctx.requestId,
   };
+}
+
+/**
+ * The largest output budget of the alias's routes, each as adapted for its provider: any of them may serve the
+ * request (a failover, another strategy's order), and one may keep what another clamps (`n` on an Anthropic route).
+ */
+function worstOutputBudget(call: ModelCall, primary: RouteRequest): number {
+  const { config, routes } = call.model;
+  let worst = outputBudget(primary.plan.codec.outputLimitFields, config.maxOutputTokens, primary.body as Record<string, unknown>);
+  for (let index = 1; index < routes.length; index++) {
+    const { body } = adaptBody(call.body, routes[index]!.params);
+    worst = Math.max(worst, outputBudget(routes[index]!.codec.outputLimitFields, config.maxOutputTokens, body as Record<string, unknown>));
+  }
+  return worst;
 }
 
 /**
@@ -246,6 +258,7 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
       board.started(alias, index);
     }
     let failed = false;
+    let cancelled = false;
     try {
       // The first attempt awaited here, retries only after it failed: no closure or promise of theirs on every call (issue 19).
       try {
@@ -255,13 +268,17 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
       }
       return;
     } catch (error) {
-      if (request.cancel.aborted) return;
+      if (request.cancel.aborted) {
+        // Neither a success nor a failure of the route: its breaker's streak stays as it was.
+        cancelled = true;
+        return;
+      }
       if (error instanceof UpstreamFailure) nameFailedUpstream(call, meter, error.details.requestId);
       if (!(error instanceof UpstreamFailure) || !error.transient) throw upstreamServiceError(error);
       failed = true;
       lastFailure = error;
     } finally {
-      if (tracked) board.ended(alias, index, failed, config.circuitBreaker, clock.now());
+      if (tracked) board.ended(alias, index, cancelled ? undefined : failed, config.circuitBreaker, clock.now());
     }
   }
   throw upstreamServiceError(lastFailure);

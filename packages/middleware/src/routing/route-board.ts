@@ -58,11 +58,15 @@ export class RouteBoard {
     route.ttfbMs = route.ttfbMs === undefined ? ms : route.ttfbMs + EWMA_ALPHA * (ms - route.ttfbMs);
   }
 
-  /** The request on this route ended: `failed` when it failed transiently after its retries. */
-  ended(alias: string, index: number, failed: boolean, breaker: CircuitBreaker, now: number): void {
+  /**
+   * The request on this route ended: `failed` when it failed transiently after its retries, undefined when its
+   * client left first (no verdict on the route: its streak is kept).
+   */
+  ended(alias: string, index: number, failed: boolean | undefined, breaker: CircuitBreaker, now: number): void {
     const route = this.#route(alias, index);
     if (!route) return;
     route.inFlight -= 1;
+    if (failed === undefined) return;
     if (!failed) {
       route.consecutiveFailures = 0;
       return;

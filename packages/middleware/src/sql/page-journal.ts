@@ -133,7 +133,17 @@ export class PageJournal {
       }
       this.#inflightWaiters = undefined;
       for (const waiter of waiters) waiter.resolve();
-      if (this.#segment.bytes >= this.options.segmentBytes && !this.#checkpoint) await this.#rotate();
+      if (this.#segment.bytes >= this.options.segmentBytes && !this.#checkpoint) {
+        try {
+          await this.#rotate();
+        } catch (error) {
+          // A new segment whose name may not survive a crash: nothing queued meanwhile is acknowledged, and
+          // the database reloads, as after a failed write (never an unhandled rejection, nor waiters left hanging).
+          this.#failure ??= error;
+          for (const waiter of this.#pendingWaiters.splice(0)) waiter.reject(error);
+          return;
+        }
+      }
     }
   }
 
@@ -150,7 +160,14 @@ export class PageJournal {
   /** Between two groups: the full segment is closed, a new one opened, the full one checkpointed meanwhile. */
   async #rotate(): Promise<void> {
     const full = this.#segment;
-    await this.#startSegment();
+    try {
+      await this.#startSegment();
+    } catch (error) {
+      // No next segment could be made (no free inode, no file descriptor): commits go on in the full one, and
+      // the rotation is tried again after the next group.
+      if (this.#segment === full) return;
+      throw error;
+    }
     this.#checkpoint = this.#checkpointSegment(full)
       .catch((error: unknown) => {
         // The segment stays on disk and recovery replays it; the next boot checkpoints it again.

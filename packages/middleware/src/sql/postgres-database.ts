@@ -192,7 +192,7 @@ export class PostgresDatabase implements SqlEngine {
       // knows: the connection is dropped, which rolls back.
       if (isServerGone(error) || error instanceof SessionResetFailed) broken = error as Error;
       else if (!closed) await Exchange.closing('ROLLBACK', readTimeoutMs).send(client).answer.catch((rollbackError: Error) => (broken = rollbackError));
-      throw this.#failure(error, signal?.aborted === true, index, overran);
+      throw this.#failure(error, signal?.aborted === true, index, overran, options.timeoutMs);
     } finally {
       signal?.off('abort', cancel);
       // The cancel may land after the statement ended (on the COMMIT, or on the next request's statement).
@@ -301,7 +301,7 @@ export class PostgresDatabase implements SqlEngine {
     }
   }
 
-  #failure(error: unknown, cancelled: boolean, statementIndex: number | undefined, overran = false): ServiceError {
+  #failure(error: unknown, cancelled: boolean, statementIndex: number | undefined, overran = false, streamTimeoutMs?: number): ServiceError {
     if (error instanceof ServiceError) return error;
     if (error instanceof RequestFailure) return this.#sqlError(error.message, error.code, statementIndex);
     if (isServerGone(error) || error instanceof SessionResetFailed) return this.#unavailable(error);
@@ -311,7 +311,9 @@ export class PostgresDatabase implements SqlEngine {
     // Our own cancel of a statement that outlived its statement_timeout (#run's overrun).
     const code = overran && classified === 'cancelled' ? 'statement_timeout' : classified;
     // Answered as the sql.js kind answers a runaway: the request was stopped, not one statement refused.
-    if (code === 'statement_timeout') return this.#sqlError(`The statement ran longer than ${this.options.timeoutMs} ms (sql.timeoutMs) and was stopped; the transaction was rolled back`, code);
+    // A stream runs under its own limit (options.timeoutMs: sql.streamTimeoutMs), and is told so.
+    const limit = streamTimeoutMs === undefined ? `${this.options.timeoutMs} ms (sql.timeoutMs)` : `${streamTimeoutMs} ms (sql.streamTimeoutMs)`;
+    if (code === 'statement_timeout') return this.#sqlError(`The statement ran longer than ${limit} and was stopped; the transaction was rolled back`, code);
     return this.#sqlError(message, code, statementIndex);
   }
 

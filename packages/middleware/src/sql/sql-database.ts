@@ -46,6 +46,8 @@ interface Flight {
   onRows?: (text: string) => void;
   /** Its own time limit (a streamed answer's), instead of `timeoutMs`. */
   timeoutMs?: number;
+  /** Some of its rows went out: it can never be posted to another worker (they would go out twice). */
+  streamed?: boolean;
 }
 
 /** How one query runs: its limits, and where a streamed answer's chunks go. */
@@ -269,7 +271,12 @@ export class SqlDatabase implements SqlEngine {
   /** In answer order: the pages go to the store now, so the store's order is the worker's. */
   #answer(worker: Worker, response: WorkerResponse): void {
     if (worker !== this.#worker) return;
-    if (response.kind === 'rows') return this.#queue.get(response.id)?.onRows?.(response.text);
+    if (response.kind === 'rows') {
+      const streaming = this.#queue.get(response.id);
+      if (!streaming) return;
+      streaming.streamed = true;
+      return streaming.onRows?.(response.text);
+    }
     if (this.#outbox?.worker === worker) this.#outbox.answered();
     const flight = this.#queue.get(response.id);
     if (!flight) return;
@@ -391,6 +398,13 @@ export class SqlDatabase implements SqlEngine {
     clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
     void old?.terminate();
+    // A stream whose rows already went out ends here (its client sees an error line, no end line): run again on
+    // the new worker, it would send its header and rows a second time and then an end line.
+    for (const [id, flight] of this.#queue) {
+      if (!flight.streamed) continue;
+      this.#queue.delete(id);
+      flight.reject(new ServiceError('database_unavailable', `Database "${this.options.name}" reloaded from its last saved state while this answer streamed (an earlier change could not be saved); send the request again`, { context: { db: this.options.name } }));
+    }
     this.#starting = this.#boot();
   }
 }

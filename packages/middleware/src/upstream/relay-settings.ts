@@ -1,5 +1,13 @@
 import { z } from 'zod';
 
+/** (Here, below config, so both config and upstream read it without a cycle between the folders.) The longest delay a Node timer keeps: a longer one fires after 1 ms (TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A duration in ms that a timer enforces: a whole positive number no timer would cut to 1 ms. */
+export function timerMs() {
+  return z.number().int().positive().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay a Node timer keeps`);
+}
+
 /** Bounds on relaying: what one provider answer and one slow client may cost (README "Relay limits"). */
 const MIB = 1_048_576;
 export const relayDefaults = { maxAnswerBytes: 32 * MIB, maxStreamBytes: 256 * MIB, attemptDeadlineMs: 1_800_000, maxPausedStreamMs: 30_000, connections: 256, http2: false };
@@ -11,9 +19,9 @@ export const relaySettings = z
     /** Largest whole stream read from a provider. */
     maxStreamBytes: z.number().int().positive().default(relayDefaults.maxStreamBytes),
     /** Overall time one upstream attempt may take, headers and body; `providers.*.timeoutMs` bounds idle time only. */
-    attemptDeadlineMs: z.number().int().positive().default(relayDefaults.attemptDeadlineMs),
+    attemptDeadlineMs: timerMs().default(relayDefaults.attemptDeadlineMs),
     /** How long a relayed stream may wait for a client that does not read before it ends as a failed stream. */
-    maxPausedStreamMs: z.number().int().positive().default(relayDefaults.maxPausedStreamMs),
+    maxPausedStreamMs: timerMs().default(relayDefaults.maxPausedStreamMs),
     /** Upstream connections per provider origin. */
     connections: z.number().int().positive().default(relayDefaults.connections),
     /**

@@ -196,7 +196,12 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** `Retry-After` as delay-seconds or as an HTTP-date (RFC 9110 §10.2.3), in milliseconds from now. */
 function retryAfterMs(header: string | string[] | undefined): number | undefined {
-  const seconds = Number(Array.isArray(header) ? header[0] : header);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
 }

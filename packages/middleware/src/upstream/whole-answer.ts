@@ -120,9 +120,12 @@ export class WholeAnswer implements Dispatcher.DispatchHandler {
     this.#stop(deadlineExceeded(this.limits.deadlineMs));
   }
 
-  // Before the request is on a socket there is no controller yet: onRequestStart aborts it then.
+  // Before the request is on a socket (queued for a connection) there is no controller yet: the caller hears
+  // it now, as a stream's does, and onRequestStart aborts the request then.
   readonly #abort = (): void => {
-    this.#controller?.abort(new undiciErrors.RequestAbortedError());
+    const error = new undiciErrors.RequestAbortedError();
+    if (this.#controller) this.#controller.abort(error);
+    else this.#finish({ kind: 'failed', error });
   };
 }
 

@@ -51,6 +51,10 @@ export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsag
       return [];
     }
     const chunk = decodeEvent(event.data, openaiChatChunk);
+    // OpenAI-compatible servers report a failed stream as `{"error": {...}}`: a failure, never a chunk to relay
+    // (as Anthropic's error event), so before any output it is retried and failed over.
+    const { error } = chunk as { error?: unknown };
+    if (error !== undefined && error !== null) throw new IncompleteStream(`upstream stream error: ${JSON.stringify(error).slice(0, 500)}`);
     chunk.model = this.alias;
     this.progress.see(chunk);
     for (const choice of chunk.choices ?? []) {
