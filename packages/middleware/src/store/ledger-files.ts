@@ -106,6 +106,7 @@ export class LedgerFiles {
     try {
       while (this.#pending.length > 0) {
         const batch = this.#pending.splice(0);
+        let file: CurrentFile | undefined;
         try {
           const started = performance.now();
           let text = '';
@@ -115,13 +116,24 @@ export class LedgerFiles {
             lines += entry.lines;
           }
           const bytes = Buffer.byteLength(text);
-          const file = await this.#fileFor(bytes);
+          file = await this.#fileFor(bytes);
           await appendFully(file.handle!, text);
           await file.handle!.datasync();
           file.bytes += bytes;
           if (journalEvents.ledgerCommit.hasSubscribers) journalEvents.ledgerCommit.publish({ file: file.name, lines, bytes, ms: performance.now() - started });
           for (const entry of batch) entry.resolve();
         } catch (error) {
+          // A write cut short may have left part of the batch: cut back to the last whole append, so the same lines
+          // written again (StoreFiles retries) neither tear a line nor repeat one. Failing that, a new file follows
+          // (a torn last line of a file is skipped by every reader).
+          const cut = file;
+          if (cut?.handle) {
+            await cut.handle.truncate(cut.bytes).catch(() => {
+              if (this.#current !== cut) return;
+              this.#current = undefined;
+              void cut.handle?.close().catch(() => undefined);
+            });
+          }
           for (const entry of batch) entry.reject(error);
         }
       }

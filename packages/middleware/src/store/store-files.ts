@@ -64,8 +64,14 @@ export class StoreFiles {
   #ledgerDraining: Promise<void> | undefined;
   /** Completes with the last settlement handed to `settle` (journal and ledger); they complete in order. */
   #lastSettlement: Promise<void> = Promise.resolve();
-  /** A ledger write failed: later settlements stay in the journal only, and no snapshot drops the journal, until a restart appends them. */
+  /**
+   * A ledger write failed: its lines and the later ones wait in order (they are in the journal already, and no
+   * snapshot drops the journal meanwhile) and are written again every second, so a disk that comes back catches
+   * up by itself. Past LEDGER_BACKLOG waiting lines the store gives up until a restart, which appends them.
+   */
   #ledgerBehind = false;
+  #ledgerGaveUp = false;
+  #ledgerRetry: NodeJS.Timeout | undefined;
   #adminInFlight = 0;
   #compacting: Promise<void> | undefined;
   #closed = false;
@@ -156,6 +162,7 @@ export class StoreFiles {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#ledgerRetry);
     await this.#compacting;
     await this.#lastSettlement;
     await this.#journal.close();
@@ -164,7 +171,13 @@ export class StoreFiles {
 
   /** Called in journal order; one ledger write at a time, so a failed one is never overtaken by a later one. */
   #sendToLedger(line: LedgerLine): Promise<void> {
-    if (this.#ledgerBehind) return Promise.resolve();
+    if (this.#ledgerBehind) {
+      // In the journal already: acknowledged now, written behind the refused lines when the ledger takes them.
+      if (this.#ledgerGaveUp) return Promise.resolve();
+      if (this.#toLedger.length >= LEDGER_BACKLOG) this.#giveUpOnLedger();
+      else this.#toLedger.push({ line, done: NOTHING });
+      return Promise.resolve();
+    }
     return new Promise((done) => {
       this.#toLedger.push({ line, done });
       this.#ledgerDraining ??= this.#drainToLedger();
@@ -172,17 +185,43 @@ export class StoreFiles {
   }
 
   async #drainToLedger(): Promise<void> {
-    while (this.#toLedger.length > 0) {
+    while (this.#toLedger.length > 0 && !this.#ledgerGaveUp) {
       const batch = this.#toLedger.splice(0);
-      if (!this.#ledgerBehind) {
-        await this.ledger.append(batch.map((waiter) => waiter.line)).catch((error: unknown) => {
-          this.#ledgerBehind = true;
-          this.options.logger.error(`ledger: could not write ${batch.length} settlement(s) to the ledger files (first ${JSON.stringify(batch[0]!.line)}); they are charged and in the journal, and the next start writes them to the ledger (until then the journal is kept whole)`, error);
-        });
+      const refused = await this.ledger.append(batch.map((waiter) => waiter.line)).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (refused === undefined) {
+        for (const waiter of batch) waiter.done();
+      } else {
+        if (!this.#ledgerBehind) this.options.logger.error(`ledger: could not write ${batch.length} settlement(s) to the ledger files (first ${JSON.stringify(batch[0]!.line)}); they are charged and in the journal, and are written again every second (the next start writes them if the ledger stays refused; until then the journal is kept whole)`, refused);
+        // Behind before anyone hears of it: a snapshot waiting on these settlements must not drop the journal.
+        this.#ledgerBehind = true;
+        for (const waiter of batch) waiter.done();
+        // Ahead of the later lines, so the ledger stays a prefix of the journal's settlements (start-up's repair).
+        this.#toLedger.unshift(...batch.map((waiter) => ({ line: waiter.line, done: NOTHING })));
+        this.#ledgerDraining = undefined;
+        if (!this.#closed && !this.#ledgerGaveUp) {
+          this.#ledgerRetry = setTimeout(() => (this.#ledgerDraining ??= this.#drainToLedger()), LEDGER_RETRY_MS);
+          this.#ledgerRetry.unref();
+        }
+        return;
       }
-      for (const waiter of batch) waiter.done();
     }
     this.#ledgerDraining = undefined;
+    if (this.#ledgerBehind && !this.#ledgerGaveUp) {
+      this.#ledgerBehind = false;
+      this.options.logger.info?.('ledger: the ledger files took the settlements they had refused; writing as usual again');
+      this.#compactIfDue();
+    }
+  }
+
+  /** Too many lines waited for a ledger that keeps refusing them: they stay in the journal for the next start. */
+  #giveUpOnLedger(): void {
+    this.#ledgerGaveUp = true;
+    this.#toLedger.length = 0;
+    clearTimeout(this.#ledgerRetry);
+    this.options.logger.error(`ledger: ${LEDGER_BACKLOG} settlements wait for ledger files that keep refusing them; they stay in the journal, and the next start writes them to the ledger`);
   }
 
   #compactIfDue(): void {
@@ -221,6 +260,11 @@ export class StoreFiles {
     if (journalEvents.snapshot.hasSubscribers) journalEvents.snapshot.publish({ generation: next, captureMs, ms: performance.now() - started, snapshotBytes: text.length, journalBytes: previous.bytes });
   }
 }
+
+/** How often refused ledger lines are written again, and how many may wait (~300 bytes each in memory). */
+const LEDGER_RETRY_MS = 1_000;
+const LEDGER_BACKLOG = 100_000;
+const NOTHING = (): void => undefined;
 
 /** The ledger directory of a memory store file. */
 export function ledgerDirectoryOf(file: string): string {
