@@ -209,7 +209,8 @@ function admissionRequest(call: ModelCall, primary: RouteRequest, estimatedInput
 function worstOutputBudget(call: ModelCall, primary: RouteRequest): number {
   const { config, routes } = call.model;
   let worst = outputBudget(primary.plan.codec.outputLimitFields, config.maxOutputTokens, primary.body as Record<string, unknown>);
-  for (let index = 1; index < routes.length; index++) {
+  for (let index = 0; index < routes.length; index++) {
+    if (index === primary.index) continue; // adapted already
     const { body } = adaptBody(call.body, routes[index]!.params);
     worst = Math.max(worst, outputBudget(routes[index]!.codec.outputLimitFields, config.maxOutputTokens, body as Record<string, unknown>));
   }

@@ -6,7 +6,7 @@ import { longestRequestMs, type ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { MemoryPolicyStore } from './memory-policy-store.js';
-import { RedisPolicyStore } from './redis-policy-store.js';
+import { RedisPolicyStore, redisAdmin } from './redis-policy-store.js';
 import { RemoteAdmin } from './remote-admin.js';
 import { StoreOwner, type StoreRole } from './store-owner.js';
 import { MemoryIdempotencyStore } from '../idempotency/index.js';
@@ -43,7 +43,7 @@ export async function createPolicy(options: PolicyOptions): Promise<{ policy: Po
   const context = { config, keys: options.keys, clock: options.clock, logger };
   if (config.store.kind === 'redis') {
     const store = await RedisPolicyStore.connect(options);
-    return { policy: new PolicyOverBackend(store, context), admin: store };
+    return { policy: new PolicyOverBackend(store, context), admin: redisAdmin(store) };
   }
   const file = config.store.kind === 'memory' && config.store.file ? resolve(options.baseDir, config.store.file) : undefined;
   if (!file) {

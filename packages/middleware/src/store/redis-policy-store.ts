@@ -268,9 +268,9 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   async topUp(org: string, usd: number): Promise<{ wallet: number }> {
     this.#requireOrg(org);
     const micros = topUpMicros(usd);
-    await reached(this.#ensureInitialised());
+    await this.#ensureInitialised();
     const k = this.#orgKeys(org);
-    const [verdict, wallet] = await reached(this.redis.tollgateTopUp(k.bal, k.changes, micros, MAX_BALANCE_MICROS, org, this.clock.now()));
+    const [verdict, wallet] = await this.redis.tollgateTopUp(k.bal, k.changes, micros, MAX_BALANCE_MICROS, org, this.clock.now());
     if (verdict !== 'ok') throw balanceTooLarge(org);
     return { wallet: microsToUsd(Number(wallet)) };
   }
@@ -278,16 +278,16 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   async setPaymentMethod(org: string, value: boolean): Promise<void> {
     this.#requireOrg(org);
     checkPaymentMethod(value);
-    await reached(this.#ensureInitialised());
+    await this.#ensureInitialised();
     const k = this.#orgKeys(org);
-    await reached(this.redis.tollgatePaymentMethod(k.bal, k.changes, value ? '1' : '0', org, this.clock.now()));
+    await this.redis.tollgatePaymentMethod(k.bal, k.changes, value ? '1' : '0', org, this.clock.now());
   }
 
   async createKey(org: string, scopes?: ('models' | 'sql' | 'sql:read')[]): Promise<{ key: string; keyId: string }> {
     this.#requireOrg(org);
     const key = generateKey();
     const record: KeyRecord = { keyId: KeyRing.newKeyId(), org, scopes: keyScopes(scopes), sha256: hashKey(key), revoked: false };
-    await reached(this.redis.hset(`${this.prefix}keys`, record.sha256, JSON.stringify(record)));
+    await this.redis.hset(`${this.prefix}keys`, record.sha256, JSON.stringify(record));
     this.keys.add(record);
     return { key, keyId: record.keyId };
   }
@@ -295,11 +295,11 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   /** Revokes a configured key or one created on any instance, by key, SHA-256 or key id. */
   async revokeKey(keyOrId: string): Promise<boolean> {
     checkKeyToRevoke(keyOrId);
-    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await reached(this.#findStoredKey(keyOrId)));
+    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
     if (!record) return false;
     // In the key's organization's slot, where admission reads it; then told to every instance.
-    await reached(this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId));
-    await reached(this.redis.publish(`${this.prefix}revocations`, record.keyId));
+    await this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId);
+    await this.redis.publish(`${this.prefix}revocations`, record.keyId);
     this.keys.add({ ...record, revoked: true });
     return true;
   }
@@ -316,10 +316,10 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
 
   async usage(org: string): Promise<UsageReport> {
     const config = this.#requireOrg(org);
-    await reached(this.#ensureInitialised());
+    await this.#ensureInitialised();
     const now = this.clock.now();
     const k = this.#orgKeys(org);
-    const [bal, inFlight] = await reached(Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, `(${now}`, '+inf')]));
+    const [bal, inFlight] = await Promise.all([this.redis.hgetall(k.bal), this.redis.zcount(k.slots, `(${now}`, '+inf')]);
     const resetAt = bal.resetAt ? Number(bal.resetAt) : null;
     const refilled = resetAt !== null && now >= resetAt;
     return {
@@ -334,7 +334,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
       cacheWriteTokens: Number(bal.cacheWrite ?? 0),
       costUsd: microsToUsd(Number(bal.cost ?? 0)),
       inFlight,
-      keys: await reached(this.#keyUsage(org, now)),
+      keys: await this.#keyUsage(org, now),
     };
   }
 
@@ -483,9 +483,20 @@ function neverSent(error: unknown): boolean {
 }
 
 /**
- * An admin operation's Redis round trip: a Redis that is down or does not answer in time is the operator's to know
- * about in one line (policy_unavailable), not a client library's error. A command that timed out may still have run.
+ * The Redis store's admin operations as `gate.admin` and `tollgate admin` call them: a Redis that is down or does not
+ * answer in time is the operator's to know about in one line (policy_unavailable), not a client library's error. A
+ * command that timed out may still have run. The checks of the input (ServiceError) pass as they are.
  */
+export function redisAdmin(store: RedisPolicyStore): AdminOperations {
+  return {
+    topUp: (org, usd) => reached(store.topUp(org, usd)),
+    setPaymentMethod: (org, value) => reached(store.setPaymentMethod(org, value)),
+    createKey: (org, scopes) => reached(store.createKey(org, scopes)),
+    revokeKey: (keyOrId) => reached(store.revokeKey(keyOrId)),
+    usage: (org) => reached(store.usage(org)),
+  };
+}
+
 function reached<T>(work: Promise<T>): Promise<T> {
   return work.catch((error: unknown) => {
     if (error instanceof ServiceError) throw error;
