@@ -164,8 +164,14 @@ function unreadable(cause: unknown): UpstreamFailure {
   return new UpstreamFailure('Upstream provider sent an unreadable response', { cause });
 }
 
-/** The provider answered with an error status: its own message and code when its body has them. */
+/**
+ * The provider answered with an error status: its own message and code when its body has them. A status that is
+ * neither a success nor an error (a 3xx redirect, 304, a code past 599) is no answer to relay: contract §2.3
+ * relays the provider's 4xx and 5xx only, so it fails like an unreachable provider (transient: retried, failed
+ * over, then 502). Redirects are never followed, so the provider's credentials never travel to another origin.
+ */
 function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, received: string): UpstreamFailure {
+  if (status < 400 || status > 599) return notAnErrorStatus(status, headers);
   const text = redactSecrets(received, upstreamSecrets(call.headers));
   const parsed = parseJson(text);
   const { message, code } = call.parseError(parsed, headers);
@@ -176,6 +182,14 @@ function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeader
     retryAfterMs: retryAfterMs(headers['retry-after']),
     requestId: upstreamRequestIdOf(headers),
   });
+}
+
+/** RFC 9110 §15.4: the statuses that send a client to another URL (`Location`). */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+function notAnErrorStatus(status: number, headers: IncomingHttpHeaders): UpstreamFailure {
+  const what = REDIRECTS.has(status) ? 'a redirect, which is not followed' : 'not a status Tollgate relays';
+  return new UpstreamFailure(`Upstream provider answered HTTP ${status} (${what}): check the provider's baseUrl`, { requestId: upstreamRequestIdOf(headers) });
 }
 
 function unreachable(error: unknown): UpstreamFailure {
