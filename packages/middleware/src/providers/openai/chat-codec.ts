@@ -4,6 +4,7 @@ import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage } from '
 import { decodeEvent } from '../decode-event.js';
 import { ProgressRelay } from '../stream-progress.js';
 import { openaiChatChunk } from '../upstream-events.js';
+import { checkAnswer, openaiChatCompletion } from '../upstream-answers.js';
 import { openaiChatParams } from './params.js';
 
 /**
@@ -21,6 +22,7 @@ export const openaiChatCodec: Codec = {
     return upstream;
   },
   response(upstream, target) {
+    checkAnswer(upstream, openaiChatCompletion);
     const completion = { ...(upstream as ChatCompletion), model: target.alias };
     return { body: completion, usage: chatUsage(completion.usage) };
   },
