@@ -6,7 +6,7 @@ import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './
 import { UpstreamFailure } from './upstream-failure.js';
 import { StreamedAnswer, type UpstreamBody } from './streamed-answer.js';
 import { http2AgentOptions } from './http2-multiplexing.js';
-import { redactSecrets, upstreamSecrets } from './redact-secrets.js';
+import { redactHeaders, redactSecrets, upstreamSecrets } from './redact-secrets.js';
 
 /** An upstream URL split as undici takes it (see ProviderDefinition.prepare). */
 export interface UpstreamTarget {
@@ -103,10 +103,15 @@ export class UpstreamClient {
   postStream(call: UpstreamCall): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       const answer = new StreamedAnswer(call.signal, this.relay.attemptDeadlineMs, this.relay.maxAnswerBytes, (head) => {
-        if (head.kind === 'streaming') resolve({ status: head.status, headers: head.headers, body: answer, secrets: upstreamSecrets(call.headers) });
-        else if (head.kind === 'refused') reject(refusal(call, head.status, head.headers, head.text));
-        // A relay limit's failure is final as it is; anything else without an answer is unreachable.
-        else reject(head.error instanceof UpstreamFailure || call.signal.aborted ? head.error : unreachable(head.error));
+        if (head.kind === 'failed') {
+          // A relay limit's failure is final as it is; anything else without an answer is unreachable.
+          reject(head.error instanceof UpstreamFailure || call.signal.aborted ? head.error : unreachable(head.error));
+          return;
+        }
+        const secrets = upstreamSecrets(call.headers);
+        redactHeaders(head.headers, secrets);
+        if (head.kind === 'streaming') resolve({ status: head.status, headers: head.headers, body: answer, secrets });
+        else reject(refusal(call, head.status, head.headers, head.text));
       });
       this.#agent.dispatch(this.#options(call, undefined), answer);
     });
@@ -148,8 +153,10 @@ function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson
     throw call.signal.aborted ? outcome.error : unreachable(outcome.error);
   }
   const { status, headers, interrupted } = outcome;
-  // A provider or proxy may echo the credentials it received, in an error or in a body (issue 15 item 3).
-  const text = redactSecrets(outcome.text, upstreamSecrets(call.headers));
+  // A provider or proxy may echo the credentials it received, in an error, a body or a header (issue 15 item 3).
+  const secrets = upstreamSecrets(call.headers);
+  redactHeaders(headers, secrets);
+  const text = redactSecrets(outcome.text, secrets);
   if (status < 200 || status >= 300) throw refusal(call, status, headers, interrupted ? '' : text);
   if (interrupted) throw unreadable(interrupted);
   try {
