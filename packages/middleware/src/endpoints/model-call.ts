@@ -6,7 +6,7 @@ import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonWithOwn
 import { inUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Soon, type Usage } from '../policy/index.js';
-import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
+import { prepareCall, type ClientEvent, type PromptCount, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
 import { countTokensSoon, embeddingInputTokens, embeddingInputTokensInTurns, estimateInputTokens, estimateInputTokensInTurns } from '../tokenize/index.js';
 import { answerTextOf } from '../translate/index.js';
@@ -388,7 +388,7 @@ function answerJson(call: ModelCall, request: RouteRequest, meter: Meter, header
   const { plan } = request;
   nameAnswer(call, headers, plan, meter, upstreamId);
   try {
-    const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
+    const { body, usage } = plan.codec.response(answer.body, plan.target, request.body, meter);
     const recorded = meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
     if (recorded) return recorded.then(() => settleAndSend(call, meter, headers, body, upstreamId));
     return settleAndSend(call, meter, headers, body, upstreamId);
@@ -536,7 +536,7 @@ const NO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cachedI
  * the prompt and of the output text. For an unfinished stream the larger of report and count is
  * taken, since the provider's running count lags what was already delivered.
  */
-class Meter {
+class Meter implements PromptCount {
   #usage: Usage = NO_USAGE;
   #promptTokens = -1;
   #rejectionLogged = false;
