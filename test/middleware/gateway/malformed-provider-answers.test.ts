@@ -105,6 +105,23 @@ describe('a malformed 200 answer from a provider', function () {
     }
   }
 
+  // JSON.parse reads nesting JSON.stringify cannot write back (its call stack): such an answer was billed, then a 500.
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+  for (const [relay, text] of [
+    [nativeRelays[0], `{"id":"c","choices":[{"index":0,"message":{"role":"assistant","content":"hi","extra":${deep}},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`],
+    [nativeRelays[1], `{"id":"m","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"a":${deep}}}],"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1}}`],
+  ] as const) {
+    it(`${relay.name}: a 200 nested deeper than JSON can be written answers 502 api_error and bills nothing, not a billed 500`, async () => {
+      answer = text;
+      const before = await gateway.gate.admin.usage('acme');
+      const r = await post(relay.path, relay.body);
+      assert.equal(r.status, 502, JSON.stringify(r.body));
+      assert.equal(r.body.error.type, 'api_error');
+      const after = await gateway.gate.admin.usage('acme');
+      assert.deepEqual([after.requests - before.requests, after.wallet, after.inFlight], [0, before.wallet, 0]);
+    });
+  }
+
   it('a 200 error object on a native chat route fails over to the second route', async () => {
     answer = '{"error":{"message":"model overloaded","type":"server_error"}}';
     const r = await post('/v1/chat/completions', { model: 'local-then-good', messages: [{ role: 'user', content: 'hi' }] });

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import { refuseIfRevokedSince, type Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
-import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
+import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonTextWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { inUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Soon, type Usage } from '../policy/index.js';
@@ -389,9 +389,10 @@ function answerJson(call: ModelCall, request: RouteRequest, meter: Meter, header
   nameAnswer(call, headers, plan, meter, upstreamId);
   try {
     const { body, usage } = plan.codec.response(answer.body, plan.target, request.body, meter);
+    const payload = answerPayload(body);
     const recorded = meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
-    if (recorded) return recorded.then(() => settleAndSend(call, meter, headers, body, upstreamId));
-    return settleAndSend(call, meter, headers, body, upstreamId);
+    if (recorded) return recorded.then(() => settleAndSend(call, meter, headers, payload, upstreamId));
+    return settleAndSend(call, meter, headers, payload, upstreamId);
   } catch (error) {
     // An error rendered instead of this answer still names the provider's call (its logs hold the answer).
     nameFailedUpstream(call, meter, upstreamId);
@@ -400,30 +401,43 @@ function answerJson(call: ModelCall, request: RouteRequest, meter: Meter, header
 }
 
 /**
+ * The answer as the client gets it, serialized before it is billed: JSON that JSON.parse read but JSON.stringify
+ * cannot write (nested past its call stack, ~10,000 levels) was billed, then answered 500. It is the provider's
+ * unreadable answer instead (retried, failed over, then 502, nothing billed).
+ */
+function answerPayload(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    throw new UpstreamFailure('Upstream provider sent an answer that cannot be relayed as JSON', { cause: error });
+  }
+}
+
+/**
  * A JSON answer is settled before its body is sent (the store's one settle round trip, which was already on this
  * path), so its cost is known and told; a stream's is not (its headers went first).
  */
-function settleAndSend(call: ModelCall, meter: Meter, headers: Record<string, string>, body: unknown, upstreamId: string | undefined): void | Promise<void> {
+function settleAndSend(call: ModelCall, meter: Meter, headers: Record<string, string>, payload: string, upstreamId: string | undefined): void | Promise<void> {
   const charged = meter.settle();
-  if (charged instanceof Promise) return sendJsonLater(call, meter, headers, body, charged, upstreamId);
-  sendJsonAnswer(call, meter, headers, body, charged);
+  if (charged instanceof Promise) return sendJsonLater(call, meter, headers, payload, charged, upstreamId);
+  sendJsonAnswer(call, meter, headers, payload, charged);
 }
 
 /** answerJson's end once a store that is waited for (Redis, a ledger file) settled. */
-async function sendJsonLater(call: ModelCall, meter: Meter, headers: Record<string, string>, body: unknown, charged: Promise<number | undefined>, upstreamId: string | undefined): Promise<void> {
+async function sendJsonLater(call: ModelCall, meter: Meter, headers: Record<string, string>, payload: string, charged: Promise<number | undefined>, upstreamId: string | undefined): Promise<void> {
   try {
-    sendJsonAnswer(call, meter, headers, body, await charged);
+    sendJsonAnswer(call, meter, headers, payload, await charged);
   } catch (error) {
     nameFailedUpstream(call, meter, upstreamId);
     throw error;
   }
 }
 
-function sendJsonAnswer(call: ModelCall, meter: Meter, headers: Record<string, string>, body: unknown, charged: number | undefined): void {
+function sendJsonAnswer(call: ModelCall, meter: Meter, headers: Record<string, string>, payload: string, charged: number | undefined): void {
   meter.settled = true;
   if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
   call.ctx.observation?.markFirstByte();
-  sendJsonWithOwnHeaders(call.ctx.res, 200, body, headers);
+  sendJsonTextWithOwnHeaders(call.ctx.res, 200, payload, headers);
 }
 
 /**
