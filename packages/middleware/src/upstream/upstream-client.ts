@@ -185,7 +185,7 @@ function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeader
   return new UpstreamFailure(message ?? (text.slice(0, 500) || `Upstream provider answered ${status}`), {
     status,
     code,
-    body: parsed ?? text,
+    body: relayedBody(parsed, text),
     retryAfterMs: retryAfterMs(headers['retry-after']),
     requestId: upstreamRequestIdOf(headers),
   });
@@ -207,6 +207,21 @@ function describe(error: unknown): string {
   if (error instanceof undiciErrors.UndiciError) return (error as { code?: string }).code ?? error.message;
   const code = (error as { code?: string } | null)?.code;
   return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * The provider's error body as it may be relayed (embeddings relay it whole, contract §2.3): its JSON when that can be
+ * written back, else its text. JSON nested deeper than JSON.stringify's call stack is neither: none is relayed (the
+ * error then answers in the standard shape with the provider's status), where rendering it was a 500.
+ */
+function relayedBody(parsed: unknown, text: string): unknown {
+  if (parsed === undefined) return text;
+  try {
+    JSON.stringify(parsed);
+    return parsed;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseJson(text: string): unknown {
