@@ -55,8 +55,9 @@ describe('provider credentials echoed outside an answer body (issue 15 item 3)',
     try {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
     } catch {}
-    const headers = [...response.headers].map(([name, value]) => `${name}: ${value}`).join('\n');
-    return { status: response.status, headers: response.headers, all: `${headers}\n\n${Buffer.concat(chunks).toString('latin1')}` };
+    const headers: string[] = [];
+    response.headers.forEach((value, name) => headers.push(`${name}: ${value}`));
+    return { status: response.status, headers: response.headers, all: `${headers.join('\n')}\n\n${Buffer.concat(chunks).toString('latin1')}` };
   };
   const assertNoSecret = (text: string) => {
     for (const secret of SECRETS) assert.ok(!text.includes(secret), `${secret} relayed:\n${text}`);
