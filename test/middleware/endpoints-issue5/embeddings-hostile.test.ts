@@ -20,6 +20,16 @@ describe('/v1/embeddings hostile provider answers', () => {
     assert.equal((await stack.gateway.gate.admin.usage('acme')).requests, 0);
   });
 
+  it('relays an upstream error whose body is nested deeper than JSON can be written with its status and message, not a 500', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    stack.openai.answerRawNext({ status: 400, body: `{"error":{"message":"input too odd","type":"invalid_request_error","extra":${deep}}}`, contentType: 'application/json' });
+    const response = await postJson(`${stack.gateway.url}/v1/embeddings`, { model: 'embed', input: 'hello world' }, auth);
+    assert.equal(response.status, 400, response.text);
+    assert.deepEqual(response.body, { error: { message: 'input too odd', type: 'api_error', param: null, code: null } });
+    const usage = await stack.gateway.gate.admin.usage('acme');
+    assert.deepEqual([usage.requests, usage.inFlight], [0, 0]);
+  });
+
   it('answers 502 (not 200) when an OpenAI route sends a 200 of JSON null', async () => {
     stack.openai.answerRawNext({ status: 200, body: 'null', contentType: 'application/json', times: 2 });
     const response = await postJson(`${stack.gateway.url}/v1/embeddings`, { model: 'embed', input: 'hello world' }, auth);

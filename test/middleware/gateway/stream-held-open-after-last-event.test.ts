@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { readSse, startGateway, type RunningGateway } from '../../support/gateway.js';
 import { startScripted } from '../../support/scripted-provider.js';
+import { TEST_KEY, startScriptedRoutes, type ScriptedRoutes } from '../../support/scripted-routes.js';
 
 const KEY = 'tg-held-open-key-0123456789abcdefXYZ';
 
@@ -67,5 +68,57 @@ describe('a stream whose provider stays open after its last event', function () 
       const after = await gateway.gate.admin.usage('acme');
       assert.deepEqual([after.requests - before.requests, after.outputTokens - before.outputTokens, after.inFlight], [1, 2, 0]);
     });
+  }
+});
+
+/**
+ * The same for streams whose provider sends no end event of its own: an OpenAI-compatible server that omits `[DONE]`
+ * (its usage chunk, which Tollgate always asks for, follows the last finish_reason) and Gemini (its stream ends with
+ * its connection; the chunk with the finishReason is its last). They hung until the idle timeout (`timeoutMs`, or
+ * the attempt's 30-minute deadline while keep-alive comments came), their answer complete.
+ */
+describe('a stream without an end event whose provider stays open after its last chunk', function () {
+  this.timeout(20_000);
+  let routes: ScriptedRoutes;
+  before(async () => {
+    routes = await startScriptedRoutes();
+    routes.openai.set((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o' };
+      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'hi there' }, finish_reason: null }] })}\n\n`);
+      res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+      res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 } })}\n\n`);
+      holdOpen(res);
+    });
+    routes.gemini.set((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'hi ' }] }, index: 0 }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 1 } })}\n\n`);
+      res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: 'there' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6 } })}\n\n`);
+      holdOpen(res);
+    });
+  });
+  after(() => routes.close());
+
+  for (const model of ['gpt', 'gem']) {
+    for (const [name, path, lastEvent] of [
+      ['chat completions', '/v1/chat/completions', (data: string) => data === '[DONE]'],
+      ['responses', '/v1/responses', (data: string) => data.includes('"response.completed"')],
+      ['messages', '/v1/messages', (data: string) => data.includes('"message_stop"')],
+    ] as const) {
+      it(`${model}, ${name}: ends normally within 3 s with the whole answer, billed once by the provider's usage, its slot freed`, async () => {
+        const before = await routes.gateway.gate.admin.usage('acme');
+        const started = Date.now();
+        const body = { model, stream: true, max_tokens: 10, ...(path === '/v1/responses' ? { input: 'hi' } : { messages: [{ role: 'user', content: 'hi' }] }) };
+        const response = await fetch(`${routes.gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify(body), signal: AbortSignal.timeout(3_000) });
+        const { events, broke } = await readSse(response);
+        assert.equal(response.status, 200);
+        assert.equal(broke, false);
+        assert.ok(lastEvent(events.at(-1)!.data), `last event: ${events.at(-1)!.data}`);
+        assert.ok(events.map((event) => event.data).join('').includes('there'));
+        assert.ok(Date.now() - started < 3_000);
+        const after = await routes.gateway.gate.admin.usage('acme');
+        assert.deepEqual([after.requests - before.requests, after.inputTokens - before.inputTokens, after.outputTokens - before.outputTokens, after.inFlight], [1, 4, 2, 0]);
+      });
+    }
   }
 });

@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import { adaptBody, adaptationHeaders, type Adaptation } from '../adapt/index.js';
 import { refuseIfRevokedSince, type Principal } from '../auth/index.js';
 import { ServiceError } from '../errors/index.js';
-import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
+import { SseWriter, UPSTREAM_REQUEST_ID_HEADER, requestIdHeader, sendJsonTextWithOwnHeaders, upstreamRequestIdOf, type CancelSignal } from '../http/index.js';
 import { inUpstreamSpan, type RequestObservation } from '../observe/index.js';
 import { runIdempotently } from '../idempotency/index.js';
 import { costMicros, type Admission, type AdmissionRequest, type Policy, type RateLimitState, type Soon, type Usage } from '../policy/index.js';
-import { prepareCall, type ClientEvent, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
+import { prepareCall, type ClientEvent, type PromptCount, type SeenUsage, type StreamTranslator, type UpstreamEvent } from '../providers/index.js';
 import { DEFAULT_OUTPUT_BUDGET, type ModelPlan, type RoutePlan } from '../routing/index.js';
-import { countTokens, embeddingInputTokens, embeddingInputTokensInTurns, estimateInputTokens, estimateInputTokensInTurns } from '../tokenize/index.js';
+import { countTokensSoon, embeddingInputTokens, embeddingInputTokensInTurns, estimateInputTokens, estimateInputTokensInTurns } from '../tokenize/index.js';
 import { answerTextOf } from '../translate/index.js';
 import { UpstreamFailure, type EventSink, type UpstreamBody, type UpstreamCall, type UpstreamJson, type UpstreamResponse } from '../upstream/index.js';
 import type { ModelRequestBody } from '../wire/index.js';
@@ -388,13 +388,11 @@ function answerJson(call: ModelCall, request: RouteRequest, meter: Meter, header
   const { plan } = request;
   nameAnswer(call, headers, plan, meter, upstreamId);
   try {
-    const { body, usage } = plan.codec.response(answer.body, plan.target, request.body);
-    meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
-    // A JSON answer is settled before its body is sent (the store's one settle round trip, which was
-    // already on this path), so its cost is known and told; a stream's is not (its headers went first).
-    const charged = meter.settle();
-    if (charged instanceof Promise) return sendJsonLater(call, meter, headers, body, charged, upstreamId);
-    sendJsonAnswer(call, meter, headers, body, charged);
+    const { body, usage } = plan.codec.response(answer.body, plan.target, request.body, meter);
+    const payload = answerPayload(body);
+    const recorded = meter.record(usage, usage.reported ? '' : answerTextOf(call.model.protocol, body), true);
+    if (recorded) return recorded.then(() => settleAndSend(call, meter, headers, payload, upstreamId));
+    return settleAndSend(call, meter, headers, payload, upstreamId);
   } catch (error) {
     // An error rendered instead of this answer still names the provider's call (its logs hold the answer).
     nameFailedUpstream(call, meter, upstreamId);
@@ -402,21 +400,44 @@ function answerJson(call: ModelCall, request: RouteRequest, meter: Meter, header
   }
 }
 
-/** answerJson's end once a store that is waited for (Redis, a ledger file) settled. */
-async function sendJsonLater(call: ModelCall, meter: Meter, headers: Record<string, string>, body: unknown, charged: Promise<number | undefined>, upstreamId: string | undefined): Promise<void> {
+/**
+ * The answer as the client gets it, serialized before it is billed: JSON that JSON.parse read but JSON.stringify
+ * cannot write (nested past its call stack, ~10,000 levels) was billed, then answered 500. It is the provider's
+ * unreadable answer instead (retried, failed over, then 502, nothing billed).
+ */
+function answerPayload(body: unknown): string {
   try {
-    sendJsonAnswer(call, meter, headers, body, await charged);
+    return JSON.stringify(body);
+  } catch (error) {
+    throw new UpstreamFailure('Upstream provider sent an answer that cannot be relayed as JSON', { cause: error });
+  }
+}
+
+/**
+ * A JSON answer is settled before its body is sent (the store's one settle round trip, which was already on this
+ * path), so its cost is known and told; a stream's is not (its headers went first).
+ */
+function settleAndSend(call: ModelCall, meter: Meter, headers: Record<string, string>, payload: string, upstreamId: string | undefined): void | Promise<void> {
+  const charged = meter.settle();
+  if (charged instanceof Promise) return sendJsonLater(call, meter, headers, payload, charged, upstreamId);
+  sendJsonAnswer(call, meter, headers, payload, charged);
+}
+
+/** answerJson's end once a store that is waited for (Redis, a ledger file) settled. */
+async function sendJsonLater(call: ModelCall, meter: Meter, headers: Record<string, string>, payload: string, charged: Promise<number | undefined>, upstreamId: string | undefined): Promise<void> {
+  try {
+    sendJsonAnswer(call, meter, headers, payload, await charged);
   } catch (error) {
     nameFailedUpstream(call, meter, upstreamId);
     throw error;
   }
 }
 
-function sendJsonAnswer(call: ModelCall, meter: Meter, headers: Record<string, string>, body: unknown, charged: number | undefined): void {
+function sendJsonAnswer(call: ModelCall, meter: Meter, headers: Record<string, string>, payload: string, charged: number | undefined): void {
   meter.settled = true;
   if (charged !== undefined) headers[COST_HEADER] = usdOfMicros(charged);
   call.ctx.observation?.markFirstByte();
-  sendJsonWithOwnHeaders(call.ctx.res, 200, body, headers);
+  sendJsonTextWithOwnHeaders(call.ctx.res, 200, payload, headers);
 }
 
 /**
@@ -442,7 +463,8 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
       events.close();
     }
     const closing = translator.end();
-    meter.record(translator.usage(), translator.text(), true);
+    const recorded = meter.record(translator.usage(), translator.text(), true);
+    if (recorded) await recorded;
     // The charge is durable before the client sees the stream's normal end.
     await meter.settle();
     await sendEvents(writer, closing, observation);
@@ -457,9 +479,11 @@ async function relayStream(call: ModelCall, request: RouteRequest, response: Ups
       if (error instanceof UpstreamFailure && (error.details.exceeded || error.details.status !== undefined)) throw error;
       throw new UpstreamFailure('Upstream stream failed before any output', { cause: error });
     }
-    // Partial output reached (or was meant for) the client: it is billed (contract §1).
-    meter.record(translator.usage(), translator.text(), false);
+    // Partial output reached (or was meant for) the client: it is billed (contract §1). Megabytes of it are counted
+    // in turns of the event loop (Meter.record), after the client's stream ended.
+    const recorded = meter.record(translator.usage(), translator.text(), false);
     writer.abort();
+    if (recorded) await recorded;
   } finally {
     observation?.metrics?.openStreams.dec();
   }
@@ -526,7 +550,7 @@ const NO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cachedI
  * the prompt and of the output text. For an unfinished stream the larger of report and count is
  * taken, since the provider's running count lags what was already delivered.
  */
-class Meter {
+class Meter implements PromptCount {
   #usage: Usage = NO_USAGE;
   #promptTokens = -1;
   #rejectionLogged = false;
@@ -575,16 +599,26 @@ class Meter {
     return this.admission.limits;
   }
 
-  record(seen: SeenUsage, text: string, finished: boolean): void {
+  /**
+   * Records what the answer will be billed. A promise only when the output must be counted and is longer than one
+   * turn of the event loop (tokenize: countTokensSoon), so megabytes of unreported output stop no other request.
+   */
+  record(seen: SeenUsage, text: string, finished: boolean): void | Promise<void> {
     if (seen.rejected !== undefined && !this.#rejectionLogged) {
       this.#rejectionLogged = true;
       const { call } = this;
       call.ctx.runtime.options.logger.error(`usage: ${call.model.alias} on ${call.model.routes[0]!.provider.kind} reported usage that is not token counts (${seen.rejected}); billed the tokenizer's count instead`);
     }
+    // Tokenizing the output only when the provider's report cannot be taken as final: it costs per request.
+    if (seen.reported && finished) return this.#recordWith(seen, seen.outputTokens);
+    const counted = countTokensSoon(text);
+    if (typeof counted === 'number') return this.#recordWith(seen, Math.max(seen.outputTokens, counted));
+    return counted.then((tokens) => this.#recordWith(seen, Math.max(seen.outputTokens, tokens)));
+  }
+
+  #recordWith(seen: SeenUsage, outputTokens: number): void {
     const providerCounted = seen.reported && seen.inputTokens > 0;
     const inputTokens = providerCounted ? seen.inputTokens : this.promptTokens();
-    // Tokenizing the output only when the provider's report cannot be taken as final: it costs per request.
-    const outputTokens = seen.reported && finished ? seen.outputTokens : Math.max(seen.outputTokens, countTokens(text));
     // Cache reads and writes are parts of the provider's prompt count; without that count there are none.
     this.#usage = providerCounted
       ? { inputTokens, outputTokens, cachedInputTokens: seen.cachedInputTokens ?? 0, cacheWriteTokens: seen.cacheWriteTokens ?? 0 }

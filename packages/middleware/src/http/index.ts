@@ -1,5 +1,5 @@
 export { BODY_NOT_READ, readJsonBody, readJsonBodyNow, type MaybeParsedRequest, type ReadBodyOptions } from './read-body.js';
-export { sendJson, sendJsonWithOwnHeaders, ANSWER_TAP, type AnswerTap } from './send.js';
+export { sendJson, sendJsonTextWithOwnHeaders, ANSWER_TAP, type AnswerTap } from './send.js';
 export { SseWriter } from './sse-writer.js';
 export { RouteTable, type Route, type RouteMatch } from './route-table.js';
 export { ClientDeparture, type CancelSignal } from './client-departure.js';

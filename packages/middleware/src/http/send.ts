@@ -23,15 +23,15 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /**
- * sendJson for a caller whose headers object was built for this one answer (a model call's): the JSON headers are
- * added to it, not copied with it into another object (issue 19).
+ * sendJson of a JSON text already serialized, for a caller whose headers object was built for this one answer (a
+ * model call's, serialized before it is billed): the JSON headers are added to it, not copied with it into another
+ * object (issue 19).
  *
  * @example
- * sendJsonWithOwnHeaders(res, 200, completion, { 'x-request-id': id });
+ * sendJsonTextWithOwnHeaders(res, 200, JSON.stringify(completion), { 'x-request-id': id });
  */
-export function sendJsonWithOwnHeaders(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | number>): void {
+export function sendJsonTextWithOwnHeaders(res: ServerResponse, status: number, payload: string, headers: Record<string, string | number>): void {
   if (res.headersSent) return;
-  const payload = JSON.stringify(body);
   headers['content-type'] = 'application/json';
   headers['content-length'] = Buffer.byteLength(payload);
   writeJson(res, status, headers, payload);

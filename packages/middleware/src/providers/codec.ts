@@ -54,13 +54,24 @@ export interface Codec {
   outputLimitFields: readonly string[];
   upstreamPath(target: RouteTarget, stream: boolean): string;
   request(body: Record<string, unknown>, target: RouteTarget, clientHeaders: Record<string, string | string[] | undefined>): unknown;
-  /** `clientBody` is the adapted client body (embeddings need `encoding_format` and the inputs). */
-  response(upstream: unknown, target: RouteTarget, clientBody?: Record<string, unknown>): { body: unknown; usage: SeenUsage };
+  /**
+   * `clientBody` is the adapted client body (embeddings need `encoding_format` and the inputs); `prompt` the request's
+   * own count of its prompt, for an answer that must show a count its provider does not report (Gemini embeddings).
+   */
+  response(upstream: unknown, target: RouteTarget, clientBody?: Record<string, unknown>, prompt?: PromptCount): { body: unknown; usage: SeenUsage };
   /**
    * `promptTokens` is the tokenizer's estimate of the client's prompt, computed once per request on first
    * call: a translated `/v1/messages` stream sends it in `message_start`, before upstream reports usage.
    */
   stream(target: RouteTarget, clientBody: Record<string, unknown>, promptTokens?: () => number): StreamTranslator;
+}
+
+/**
+ * The tokenizer's count of a request's prompt, made once per request (the model call's meter): counted in turns of
+ * the event loop for a large body, so a codec that needs it reads it rather than counting megabytes again at once.
+ */
+export interface PromptCount {
+  promptTokens(): number;
 }
 
 /** Thrown by `StreamTranslator.end()` when the upstream stream ended without finishing the generation. */

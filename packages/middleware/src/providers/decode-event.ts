@@ -30,9 +30,13 @@ export function decodeEvent<Event>(data: string, shape: EventShape<Event>): Even
     throw new IncompleteStream(`upstream sent a ${shape.name} event that is not JSON: ${data.slice(0, 200)}`);
   }
   if (shape.is(value)) return value;
+  throw new IncompleteStream(`upstream sent a malformed ${shape.name} event (${mismatchOf(value, shape)})`);
+}
+
+/** What makes `value` not of `shape`, as zod words it (run only once the guard said no): `field.path: message`. */
+export function mismatchOf(value: unknown, shape: EventShape<unknown>): string {
   const issue = shape.schema.safeParse(value).error?.issues[0];
-  const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unexpected shape';
-  throw new IncompleteStream(`upstream sent a malformed ${shape.name} event (${where})`);
+  return issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unexpected shape';
 }
 
 /** Guard helpers: a JSON object (not null, not an array). */

@@ -16,10 +16,10 @@ export function usageCheckedCodec(codec: Codec): Codec {
     outputLimitFields: codec.outputLimitFields,
     upstreamPath: (target, stream) => codec.upstreamPath(target, stream),
     request: (body, target, clientHeaders) => codec.request(body, target, clientHeaders),
-    response(upstream, target, clientBody) {
+    response(upstream, target, clientBody, prompt) {
       let answer: { body: unknown; usage: SeenUsage };
       try {
-        answer = codec.response(upstream, target, clientBody);
+        answer = codec.response(upstream, target, clientBody, prompt);
       } catch (error) {
         // A 2xx body the translation cannot read (`{}`, `null`, an error object) is an unreadable answer, as one
         // that is not JSON (upstream-client.ts): retried, then 502, never an internal error.

@@ -20,6 +20,19 @@ export function countTokens(text: string): number {
 }
 
 /**
+ * countTokens(text): at once for a text of at most TURN_CHARS characters (every ordinary answer), else a promise of
+ * it counted in turns of the event loop. For output metered by the tokenizer: a provider that streams megabytes
+ * without a usable report (ignoring max_tokens, then cut) made one synchronous count of up to 256 MiB
+ * (relay.maxStreamBytes), 11 s in which no other request of the process was served.
+ *
+ * @example
+ * const tokens = countTokensSoon(text); if (typeof tokens !== 'number') await tokens;
+ */
+export function countTokensSoon(text: string): number | Promise<number> {
+  return text.length <= TURN_CHARS ? countTokens(text) : countTokensInTurns(text, new Turns());
+}
+
+/**
  * countTokens(text), counted in turns of the event loop (turns.ts) so that other requests are served meanwhile:
  * the same spans, with runs also cut every TURN_CHARS characters at a piece boundary (which changes no count).
  */

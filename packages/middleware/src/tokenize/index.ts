@@ -1,1 +1,1 @@
-export { countTokens, embeddingInputTokens, embeddingInputTokensInTurns, estimateInputTokens, estimateInputTokensInTurns } from './count-tokens.js';
+export { countTokens, countTokensSoon, embeddingInputTokens, embeddingInputTokensInTurns, estimateInputTokens, estimateInputTokensInTurns } from './count-tokens.js';

@@ -13,7 +13,7 @@ export interface SseLimits {
 
 /**
  * Bytes → SSE events, with the well-kept eventsource-parser. Past a limit it throws that limit's
- * UpstreamFailure. `secrets` (the credentials the call carried) are redacted from every event's data, so an
+ * UpstreamFailure. `secrets` (the credentials the call carried) are redacted from every event's name and data, so an
  * error event or a proxy that echoes them relays nothing (issue 15 item 3).
  */
 class SseDecoder implements FrameDecoder {
@@ -48,7 +48,11 @@ class SseDecoder implements FrameDecoder {
 
   #event(event: EventSourceMessage): void {
     this.#emitted = true;
-    if (this.secrets.length > 0) event.data = redactSecrets(event.data, this.secrets);
+    if (this.secrets.length > 0) {
+      event.data = redactSecrets(event.data, this.secrets);
+      // The event's name is relayed too (Anthropic's and Responses' `event:` lines).
+      if (event.event !== undefined) event.event = redactSecrets(event.event, this.secrets);
+    }
     this.emit(event);
   }
 }

@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
 /** What a redacted credential reads as in a relayed message or body. */
 export const REDACTED = '[redacted]';
 
@@ -50,4 +52,29 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   let redacted = text;
   for (const secret of secrets) if (redacted.includes(secret)) redacted = redacted.split(secret).join(REDACTED);
   return redacted;
+}
+
+/**
+ * An answer's headers with every secret redacted, in place (the object is the answer's own, parsed by undici): the
+ * headers Tollgate passes on or reads (the provider's request id, relayed as `x-upstream-request-id` and written to
+ * the ledger; AWS's `x-amzn-errortype`, relayed as the error's code) must not carry the credentials either. Nothing
+ * is allocated unless a header holds one.
+ *
+ * @example
+ * redactHeaders({ 'x-request-id': 'sk-123456' }, ['sk-123456']) // { 'x-request-id': '[redacted]' }
+ */
+export function redactHeaders(headers: IncomingHttpHeaders, secrets: readonly string[]): void {
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value === 'string') {
+      if (holdsSecret(value, secrets)) headers[name] = redactSecrets(value, secrets);
+    } else if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++) if (holdsSecret(value[index]!, secrets)) value[index] = redactSecrets(value[index]!, secrets);
+    }
+  }
+}
+
+function holdsSecret(text: string, secrets: readonly string[]): boolean {
+  for (const secret of secrets) if (text.includes(secret)) return true;
+  return false;
 }

@@ -6,7 +6,7 @@ import { WholeAnswer, type WholeAnswerLimits, type WholeAnswerOutcome } from './
 import { UpstreamFailure } from './upstream-failure.js';
 import { StreamedAnswer, type UpstreamBody } from './streamed-answer.js';
 import { http2AgentOptions } from './http2-multiplexing.js';
-import { redactSecrets, upstreamSecrets } from './redact-secrets.js';
+import { redactHeaders, redactSecrets, upstreamSecrets } from './redact-secrets.js';
 
 /** An upstream URL split as undici takes it (see ProviderDefinition.prepare). */
 export interface UpstreamTarget {
@@ -103,10 +103,15 @@ export class UpstreamClient {
   postStream(call: UpstreamCall): Promise<UpstreamResponse> {
     return new Promise((resolve, reject) => {
       const answer = new StreamedAnswer(call.signal, this.relay.attemptDeadlineMs, this.relay.maxAnswerBytes, (head) => {
-        if (head.kind === 'streaming') resolve({ status: head.status, headers: head.headers, body: answer, secrets: upstreamSecrets(call.headers) });
-        else if (head.kind === 'refused') reject(refusal(call, head.status, head.headers, head.text));
-        // A relay limit's failure is final as it is; anything else without an answer is unreachable.
-        else reject(head.error instanceof UpstreamFailure || call.signal.aborted ? head.error : unreachable(head.error));
+        if (head.kind === 'failed') {
+          // A relay limit's failure is final as it is; anything else without an answer is unreachable.
+          reject(head.error instanceof UpstreamFailure || call.signal.aborted ? head.error : unreachable(head.error));
+          return;
+        }
+        const secrets = upstreamSecrets(call.headers);
+        redactHeaders(head.headers, secrets);
+        if (head.kind === 'streaming') resolve({ status: head.status, headers: head.headers, body: answer, secrets });
+        else reject(refusal(call, head.status, head.headers, head.text));
       });
       this.#agent.dispatch(this.#options(call, undefined), answer);
     });
@@ -148,8 +153,10 @@ function readJson(call: UpstreamCall, outcome: WholeAnswerOutcome): UpstreamJson
     throw call.signal.aborted ? outcome.error : unreachable(outcome.error);
   }
   const { status, headers, interrupted } = outcome;
-  // A provider or proxy may echo the credentials it received, in an error or in a body (issue 15 item 3).
-  const text = redactSecrets(outcome.text, upstreamSecrets(call.headers));
+  // A provider or proxy may echo the credentials it received, in an error, a body or a header (issue 15 item 3).
+  const secrets = upstreamSecrets(call.headers);
+  redactHeaders(headers, secrets);
+  const text = redactSecrets(outcome.text, secrets);
   if (status < 200 || status >= 300) throw refusal(call, status, headers, interrupted ? '' : text);
   if (interrupted) throw unreadable(interrupted);
   try {
@@ -164,18 +171,32 @@ function unreadable(cause: unknown): UpstreamFailure {
   return new UpstreamFailure('Upstream provider sent an unreadable response', { cause });
 }
 
-/** The provider answered with an error status: its own message and code when its body has them. */
+/**
+ * The provider answered with an error status: its own message and code when its body has them. A status that is
+ * neither a success nor an error (a 3xx redirect, 304, a code past 599) is no answer to relay: contract §2.3
+ * relays the provider's 4xx and 5xx only, so it fails like an unreachable provider (transient: retried, failed
+ * over, then 502). Redirects are never followed, so the provider's credentials never travel to another origin.
+ */
 function refusal(call: UpstreamCall, status: number, headers: IncomingHttpHeaders, received: string): UpstreamFailure {
+  if (status < 400 || status > 599) return notAnErrorStatus(status, headers);
   const text = redactSecrets(received, upstreamSecrets(call.headers));
   const parsed = parseJson(text);
   const { message, code } = call.parseError(parsed, headers);
   return new UpstreamFailure(message ?? (text.slice(0, 500) || `Upstream provider answered ${status}`), {
     status,
     code,
-    body: parsed ?? text,
+    body: relayedBody(parsed, text),
     retryAfterMs: retryAfterMs(headers['retry-after']),
     requestId: upstreamRequestIdOf(headers),
   });
+}
+
+/** RFC 9110 §15.4: the statuses that send a client to another URL (`Location`). */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+function notAnErrorStatus(status: number, headers: IncomingHttpHeaders): UpstreamFailure {
+  const what = REDIRECTS.has(status) ? 'a redirect, which is not followed' : 'not a status Tollgate relays';
+  return new UpstreamFailure(`Upstream provider answered HTTP ${status} (${what}): check the provider's baseUrl`, { requestId: upstreamRequestIdOf(headers) });
 }
 
 function unreachable(error: unknown): UpstreamFailure {
@@ -186,6 +207,21 @@ function describe(error: unknown): string {
   if (error instanceof undiciErrors.UndiciError) return (error as { code?: string }).code ?? error.message;
   const code = (error as { code?: string } | null)?.code;
   return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * The provider's error body as it may be relayed (embeddings relay it whole, contract §2.3): its JSON when that can be
+ * written back, else its text. JSON nested deeper than JSON.stringify's call stack is neither: none is relayed (the
+ * error then answers in the standard shape with the provider's status), where rendering it was a 500.
+ */
+function relayedBody(parsed: unknown, text: string): unknown {
+  if (parsed === undefined) return text;
+  try {
+    JSON.stringify(parsed);
+    return parsed;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseJson(text: string): unknown {

@@ -1,6 +1,7 @@
 import { openaiCachedTokens, endsMessagesStream, wireFamilies, type AnthropicEvent, type ChatRequest, type MessagesResponse } from '../../translate/index.js';
 import { decodeEvent } from '../decode-event.js';
 import { anthropicMessagesEvent } from '../upstream-events.js';
+import { anthropicMessage, checkAnswer } from '../upstream-answers.js';
 import { chatToMessagesRequest } from './chat-to-messages-request.js';
 import { messagesToChatResponse } from './messages-to-chat-response.js';
 import { MessagesToChatStream } from './messages-to-chat-stream.js';
@@ -16,6 +17,7 @@ export const anthropicChatCodec: Codec = {
   upstreamPath: () => '/v1/messages',
   request: (body, target) => withAnswerTool(chatToMessagesRequest(body as ChatRequest, target.model, target.defaultMaxTokens), body as ChatRequest),
   response(upstream, target, clientBody) {
+    checkAnswer(upstream, anthropicMessage);
     const message = upstream as MessagesResponse;
     const answerTool = clientBody ? answerToolName(clientBody as ChatRequest) : undefined;
     const answer = answerTool ? unwrapAnswer(message, answerTool) : message;

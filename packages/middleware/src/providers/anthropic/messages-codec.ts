@@ -2,6 +2,7 @@ import { anthropicCacheReadTokens, anthropicCacheWriteTokens, countOrNaN, wireFa
 import { decodeEvent } from '../decode-event.js';
 import { nativeRelayCodec } from '../native-relay-codec.js';
 import { anthropicMessagesEvent } from '../upstream-events.js';
+import { anthropicMessage } from '../upstream-answers.js';
 import { inputTokensOf } from './messages-to-chat-response.js';
 import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage, type StreamTranslator } from '../codec.js';
 import { anthropicMessagesParams } from './params.js';
@@ -14,6 +15,7 @@ export const anthropicMessagesCodec: Codec = nativeRelayCodec({
   params: anthropicMessagesParams,
   outputLimitFields: ['max_tokens'],
   upstreamPath: '/v1/messages',
+  answer: anthropicMessage,
   usage: messagesUsage,
   stream: (alias) => new MessagesRelayStream(alias),
 });

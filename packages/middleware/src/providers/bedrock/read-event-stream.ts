@@ -103,8 +103,9 @@ function eventOf(message: Message, secrets: readonly string[]): BedrockEvent | u
   const type = header(message.headers, ':message-type');
   const payload = redacted(utf8.decode(message.body), secrets);
   if (type === 'event') return { event: header(message.headers, ':event-type') ?? '', data: payload };
-  if (type === 'exception') throw failureOfException(header(message.headers, ':exception-type') ?? 'UnknownException', payload);
-  if (type === 'error') throw failureOfException(header(message.headers, ':error-code') ?? 'UnknownError', JSON.stringify({ message: header(message.headers, ':error-message') ?? '' }));
+  // An exception's type and an error's code and message come from headers: relayed to the client, so redacted too.
+  if (type === 'exception') throw failureOfException(redacted(header(message.headers, ':exception-type') ?? 'UnknownException', secrets), payload);
+  if (type === 'error') throw failureOfException(redacted(header(message.headers, ':error-code') ?? 'UnknownError', secrets), JSON.stringify({ message: redacted(header(message.headers, ':error-message') ?? '', secrets) }));
   throw unreadableFrame(`a message of type ${String(type)}`);
 }
 

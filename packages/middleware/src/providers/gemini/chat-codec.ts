@@ -56,6 +56,15 @@ export class GeminiChatTranslator implements StreamTranslator {
     return this.#translate.push(decodeEvent(event.data, geminiStreamEvent)).map((chunk) => ({ data: chunk }));
   }
 
+  /**
+   * Every candidate sent its finishReason: Gemini's stream has no end event of its own (it ends with its connection),
+   * and the chunk with the finishReason, which carries the final usageMetadata, is its last. So a connection held
+   * open after it (a proxy) ends for the client at once instead of at the idle timeout (StreamTranslator.ended).
+   */
+  get ended(): boolean {
+    return this.#translate.finished;
+  }
+
   end(): ClientEvent[] {
     // DESIGN "does better" than contract §6.1 rule 4: no finish_reason is ever added to a failed stream.
     if (!this.#translate.finished) throw new IncompleteStream('upstream Gemini stream ended without a finishReason');

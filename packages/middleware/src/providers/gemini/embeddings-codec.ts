@@ -1,11 +1,11 @@
 import { ServiceError } from '../../errors/index.js';
-import { countTokens } from '../../tokenize/index.js';
+import { embeddingInputTokens } from '../../tokenize/index.js';
 import type { Codec } from '../codec.js';
 import { notStreamed } from '../not-streamed.js';
 
 /**
  * An embeddings client on a Gemini route: `batchEmbedContents`, one request per input, answered in
- * OpenAI's list shape. Gemini reports no usage, so input tokens are counted with the tokenizer.
+ * OpenAI's list shape. Gemini reports no usage, so input tokens are the tokenizer's count of the prompt.
  *
  * @example
  * geminiEmbeddingsCodec.request({ input: ['a', 'b'] }, target, {}) // { requests: [{ model, content: { parts: [{ text: 'a' }] } }, …] }
@@ -19,7 +19,7 @@ export const geminiEmbeddingsCodec: Codec = {
     const dimensions = typeof body.dimensions === 'number' ? { outputDimensionality: body.dimensions } : {};
     return { requests: textInputs(body.input).map((text) => ({ model, content: { parts: [{ text }] }, ...dimensions })) };
   },
-  response(upstream, target, clientBody = {}) {
+  response(upstream, target, clientBody = {}, prompt) {
     const texts = textInputs(clientBody.input);
     const embeddings = (upstream as { embeddings?: unknown } | null)?.embeddings;
     // One embedding of numbers per input, or it is not Gemini's answer (usageCheckedCodec: retried, then 502).
@@ -28,7 +28,9 @@ export const geminiEmbeddingsCodec: Codec = {
       if (!Array.isArray(e?.values) || !e.values.every((v) => typeof v === 'number' && Number.isFinite(v))) throw new Error('a Gemini embedding without numeric values');
     }
     const base64 = clientBody.encoding_format === 'base64';
-    const inputTokens = texts.reduce((sum, text) => sum + countTokens(text), 0);
+    // The request's own count (counted in turns for a large body): counting 20 MiB of input again here, at once,
+    // held the process's event loop for 25 s.
+    const inputTokens = prompt ? prompt.promptTokens() : embeddingInputTokens(texts);
     return {
       body: {
         object: 'list',

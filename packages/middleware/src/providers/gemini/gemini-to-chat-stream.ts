@@ -100,9 +100,9 @@ export class GeminiToChatStream {
     return deltas;
   }
 
-  /** Every candidate that started also finished. */
+  /** Every candidate that started also finished (a finished one has always started: no copy of the set per event). */
   get finished(): boolean {
-    return this.#started.size > 0 && [...this.#started].every((index) => this.#finished.has(index));
+    return this.#started.size > 0 && this.#finished.size === this.#started.size;
   }
 
   /** Usage from the latest `usageMetadata`, undefined when Gemini sent none. */

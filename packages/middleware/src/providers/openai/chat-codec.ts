@@ -4,6 +4,7 @@ import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage } from '
 import { decodeEvent } from '../decode-event.js';
 import { ProgressRelay } from '../stream-progress.js';
 import { openaiChatChunk } from '../upstream-events.js';
+import { checkAnswer, openaiChatCompletion } from '../upstream-answers.js';
 import { openaiChatParams } from './params.js';
 
 /**
@@ -21,6 +22,7 @@ export const openaiChatCodec: Codec = {
     return upstream;
   },
   response(upstream, target) {
+    checkAnswer(upstream, openaiChatCompletion);
     const completion = { ...(upstream as ChatCompletion), model: target.alias };
     return { body: completion, usage: chatUsage(completion.usage) };
   },
@@ -39,7 +41,11 @@ export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsag
     super(wireFamilies.chat, chatUsage, 'upstream chat stream ended without a finish_reason', [{ data: '[DONE]' }]);
   }
 
-  /** `[DONE]` came: OpenAI's last event (StreamTranslator.ended). */
+  /**
+   * `[DONE]` came, or the usage chunk after every started choice finished: OpenAI's last events (StreamTranslator.ended).
+   * Tollgate always asks for that usage chunk, which OpenAI sends after the last finish_reason and just before
+   * `[DONE]`, so a server that sends no `[DONE]` and holds its connection open does not hold the client too.
+   */
   ended = false;
   /** Choices (n > 1) that sent something, and those that sent their finish_reason: each must finish. */
   readonly #started = new Set<number>();
@@ -63,6 +69,7 @@ export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsag
       if (choice.finish_reason) this.#finished.add(index);
     }
     const isUsageOnly = (chunk.choices ?? []).length === 0 && chunk.usage;
+    if (isUsageOnly && this.#started.size > 0 && this.#finished.size === this.#started.size) this.ended = true;
     if (isUsageOnly && !this.wantsUsage) return [];
     if (!this.wantsUsage && chunk.usage !== undefined) delete chunk.usage;
     return [{ data: chunk }];

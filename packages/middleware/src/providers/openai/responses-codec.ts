@@ -5,6 +5,7 @@ import { decodeEvent } from '../decode-event.js';
 import { nativeRelayCodec } from '../native-relay-codec.js';
 import { ProgressRelay } from '../stream-progress.js';
 import { openaiResponsesEvent } from '../upstream-events.js';
+import { openaiResponse } from '../upstream-answers.js';
 import { openaiResponsesParams } from './params.js';
 
 /**
@@ -15,6 +16,7 @@ export const openaiResponsesCodec: Codec = nativeRelayCodec({
   params: openaiResponsesParams,
   outputLimitFields: ['max_output_tokens'],
   upstreamPath: '/responses',
+  answer: openaiResponse,
   usage: responsesSeenUsage,
   stream: (alias) => new ResponsesRelayStream(alias),
 });
