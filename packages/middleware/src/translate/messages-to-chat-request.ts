@@ -1,4 +1,5 @@
 import { validationError } from '../errors/index.js';
+import { appendAll } from './append-all.js';
 import { toImageDataUrl } from './image-data-url.js';
 import { responseFormatFromMessages } from './structured-output.js';
 import type { AnthropicBlock, ChatContentPart, ChatMessage, ChatRequest, Json, MessagesRequest } from './wire-types.js';
@@ -16,7 +17,7 @@ export function messagesToChatRequest(request: MessagesRequest, upstreamModel: s
   const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((block) => block.text).join('\n\n');
   if (system) messages.push({ role: 'system', content: system });
   // `?? []`: a stream decoder may be built from a body that only asks for the stream's options.
-  (request.messages ?? []).forEach((message, index) => messages.push(...toChatMessages(message.role, message.content, index)));
+  (request.messages ?? []).forEach((message, index) => appendAll(messages, toChatMessages(message.role, message.content, index)));
 
   const chat: ChatRequest = { model: upstreamModel, messages, max_tokens: request.max_tokens };
   for (const name of ['temperature', 'top_p', 'top_k', 'stream']) if (request[name] !== undefined) chat[name] = request[name];

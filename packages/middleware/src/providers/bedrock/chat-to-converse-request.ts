@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { parseImageDataUrl, textOf, textOfPart, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseImageDataUrl, textOf, textOfPart, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { ConverseContentBlock, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './converse-wire.js';
 
 type ChatTool = { type: string; function?: { name: string; description?: string; parameters?: unknown } };
@@ -24,7 +24,7 @@ export function chatToConverseRequest(chat: ChatRequest): ConverseRequest {
     if (message.role === 'system' || message.role === 'developer') continue;
     const turn = toTurn(message);
     const last = messages.at(-1);
-    if (last && last.role === turn.role) last.content.push(...turn.content);
+    if (last && last.role === turn.role) appendAll(last.content, turn.content);
     else messages.push(turn);
   }
   const request: ConverseRequest = { messages };

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { parseImageDataUrl, textOf, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseImageDataUrl, textOf, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequest } from './gemini-wire.js';
 import { thoughtSignatureOf } from './gemini-to-chat-response.js';
 
@@ -25,7 +25,7 @@ export function chatToGeminiRequest(chat: ChatRequest): GeminiRequest {
     const content = toContent(message, toolNames);
     const last = contents.at(-1);
     // Gemini wants alternating turns; consecutive tool results (one user turn) are merged.
-    if (last && last.role === content.role) last.parts.push(...content.parts);
+    if (last && last.role === content.role) appendAll(last.parts, content.parts);
     else contents.push(content);
   }
   const request: GeminiRequest = { contents, generationConfig: generationConfig(chat) };
