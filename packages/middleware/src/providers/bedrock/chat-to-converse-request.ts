@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { appendAll, parseImageDataUrl, textOf, textOfPart, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseImageDataUrl, textOf, textOfPart, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { ConverseContentBlock, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './converse-wire.js';
 
 type ChatTool = { type: string; function?: { name: string; description?: string; parameters?: unknown } };
@@ -63,7 +63,10 @@ function toBlock(part: ChatContentPart): ConverseContentBlock {
     const { mediaType, data } = parseImageDataUrl(url);
     return { image: { format: imageFormats[mediaType as keyof typeof imageFormats], source: { bytes: data } } };
   }
-  return { text: part.type === 'text' ? textOfPart(part) : '' };
+  if (part.type === 'text') return { text: textOfPart(part) };
+  // An assistant's refusal repeats an earlier answer (blank, as before); anything else would be left out of the prompt.
+  if (part.type === 'refusal') return { text: '' };
+  throw untranslatedContent(part.type, 'messages', 'text and images');
 }
 
 function parseArguments(text: string): unknown {

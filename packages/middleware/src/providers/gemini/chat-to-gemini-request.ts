@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { appendAll, parseImageDataUrl, textOf, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseImageDataUrl, textOf, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequest } from './gemini-wire.js';
 import { thoughtSignatureOf } from './gemini-to-chat-response.js';
 
@@ -71,7 +71,9 @@ function toParts(part: ChatContentPart): GeminiPart[] {
     }
     return [{ fileData: { fileUri: url } }];
   }
-  return [];
+  // An assistant's refusal repeats an earlier answer; anything else a client sent would be left out of the prompt.
+  if (part.type === 'refusal') return [];
+  throw untranslatedContent(part.type, 'messages', 'text and images');
 }
 
 /** Gemini's functionResponse.response must be an object; a JSON object result is passed as is. */
