@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { appendAll, parseImageDataUrl, textOf, textOfPart, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseEmbeddedJson, parseImageDataUrl, textOf, textOfPart, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { ConverseContentBlock, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './converse-wire.js';
 
 type ChatTool = { type: string; function?: { name: string; description?: string; parameters?: unknown } };
@@ -70,10 +70,8 @@ function toBlock(part: ChatContentPart): ConverseContentBlock {
 }
 
 function parseArguments(text: string): unknown {
-  try {
-    const parsed: unknown = JSON.parse(text || '{}');
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
-  } catch {}
+  const parsed = parseEmbeddedJson(text || '{}');
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
   throw new ServiceError('invalid_request', 'tool_calls[].function.arguments must be a JSON object', { param: 'messages' });
 }
 

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { appendAll, parseImageDataUrl, textOf, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseEmbeddedJson, parseImageDataUrl, textOf, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequest } from './gemini-wire.js';
 import { thoughtSignatureOf } from './gemini-to-chat-response.js';
 
@@ -78,20 +78,15 @@ function toParts(part: ChatContentPart): GeminiPart[] {
 
 /** Gemini's functionResponse.response must be an object; a JSON object result is passed as is. */
 function toResponseObject(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {}
+  const parsed = parseEmbeddedJson(text);
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   return { result: text };
 }
 
 function parseArgs(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text || '{}');
-    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    throw new ServiceError('invalid_request', 'tool_calls[].function.arguments must be a JSON object', { param: 'messages' });
-  }
+  const parsed = parseEmbeddedJson(text || '{}');
+  if (parsed === undefined) throw new ServiceError('invalid_request', 'tool_calls[].function.arguments must be a JSON object', { param: 'messages' });
+  return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
 }
 
 function generationConfig(chat: ChatRequest): Record<string, unknown> {
