@@ -35,6 +35,22 @@ describe('POST /v1/messages/count_tokens', () => {
     });
   }
 
+  it('counts text that starts with "data:" and a plain-text document as the prompt they are, leaving out base64 images', async () => {
+    const log = 'data: {"delta":"one two three four five six seven eight nine ten"}';
+    const text = await anthropic.messages.countTokens({ model: 'gpt', messages: [{ role: 'user', content: log }] });
+    assert.equal(text.input_tokens, countTokens(`user\n${log}\n`) + 3);
+    const document = await anthropic.messages.countTokens({
+      model: 'gpt',
+      messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: log } }] }],
+    });
+    assert.equal(document.input_tokens, countTokens(`user\ndocument\ntext\ntext/plain\n${log}\n`) + 3);
+    const image = await anthropic.messages.countTokens({
+      model: 'gpt',
+      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(100) } }] }],
+    });
+    assert.equal(image.input_tokens, countTokens('user\nimage\nbase64\nimage/png\n') + 3);
+  });
+
   it('is not billed or rate-counted', async () => {
     await anthropic.messages.countTokens({ model: 'claude', messages });
     await anthropic.messages.countTokens({ model: 'gpt', messages });

@@ -34,6 +34,18 @@ describe('POST /v1/responses relayed natively to a provider with responsesApi: t
     assert.deepEqual([usage.inputTokens, usage.outputTokens], [4, 3]);
   });
 
+  it('answers a background request in the foreground, completed and billed, naming background as dropped', async () => {
+    // OpenAI answers a background request at once (queued, no usage) and generates afterwards: nothing of Tollgate's
+    // would meter that output, and Tollgate serves no GET /v1/responses/{id} to fetch it.
+    const { data, response } = await openai.responses.create({ model: 'gpt', input: 'hello background', background: true }).withResponse();
+    assert.equal(data.status, 'completed');
+    assert.equal(data.output_text, 'Echo: hello background');
+    assert.equal(response.headers.get('x-service-dropped-params'), 'background');
+    assert.equal('background' in (upstream.requests.at(-1)!.body as object), false, 'not sent upstream');
+    const usage = await gateway.gate.admin.usage('acme');
+    assert.deepEqual([usage.inputTokens, usage.outputTokens], [2, 3], 'the fake counts words');
+  });
+
   it('streams the native event sequence to response.completed through the SDK', async () => {
     const stream = openai.responses.stream({ model: 'gpt', input: 'stream native' });
     const types: string[] = [];

@@ -141,14 +141,36 @@ function finish(segment: string, prompt: Prompt): void {
 function collect(node: unknown, key: string | undefined, prompt: Prompt): void {
   if (typeof node === 'string') {
     // Base64 images are billed by the provider per image, not per character; don't let them dominate.
-    if (key !== 'model' && key !== 'data' && !node.startsWith('data:')) add(node, prompt);
+    if (key !== 'model' && key !== 'data' && !isDataUrl(node)) add(node, prompt);
   } else if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) collect(node[i], key, prompt);
     if (key === 'messages') prompt.messages += node.length;
   } else if (node !== null && typeof node === 'object') {
-    for (const k in node) collect((node as Record<string, unknown>)[k], k, prompt);
+    for (const k in node) collect((node as Record<string, unknown>)[k], k === 'data' && isTextSource(node) ? TEXT_DATA : k, prompt);
   }
 }
+
+/**
+ * A data URL (`data:image/png;base64,…`: a media type without spaces, then a comma), not text that merely starts
+ * with `data:` (an SSE log pasted into a prompt): that is prompt the provider bills, and the estimate a reservation,
+ * a tokens-per-minute limit and a stream cut before its usage bill (README "What is billed").
+ */
+function isDataUrl(text: string): boolean {
+  return text.startsWith('data:') && DATA_URL.test(text);
+}
+
+const DATA_URL = /^data:[^\s,]*,/;
+
+/**
+ * An Anthropic plain-text document's source (`{type: "text", media_type: "text/plain", data}`): its `data` is text the
+ * provider reads as prompt, unlike a base64 source's.
+ */
+function isTextSource(node: object): boolean {
+  return (node as { type?: unknown }).type === 'text';
+}
+
+/** The key a text source's `data` is walked under: counted like any other text. */
+const TEXT_DATA = 'text';
 
 /**
  * The prompt tokens of an embeddings request's `input` (OpenAI's forms): each text counted with o200k, each

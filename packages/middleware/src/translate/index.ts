@@ -1,6 +1,8 @@
 export * from './wire-types.js';
 export { textOf, textOfPart } from './chat-text.js';
-export { parseToolArguments } from './tool-arguments.js';
+export { parseEmbeddedJson, parseToolArguments } from './tool-arguments.js';
+export { appendAll } from './append-all.js';
+export { untranslatedContent } from './untranslated-content.js';
 export { messagesToChatRequest } from './messages-to-chat-request.js';
 export { chatToMessagesResponse } from './chat-to-messages-response.js';
 export { anthropicCacheReadTokens, anthropicCacheWriteTokens, geminiCachedTokens, openaiCachedTokens } from './cached-prompt-tokens.js';

@@ -1,4 +1,6 @@
 import { validationError } from '../errors/index.js';
+import { appendAll } from './append-all.js';
+import { untranslatedContent } from './untranslated-content.js';
 import { toImageDataUrl } from './image-data-url.js';
 import { responseFormatFromMessages } from './structured-output.js';
 import type { AnthropicBlock, ChatContentPart, ChatMessage, ChatRequest, Json, MessagesRequest } from './wire-types.js';
@@ -16,7 +18,7 @@ export function messagesToChatRequest(request: MessagesRequest, upstreamModel: s
   const system = typeof request.system === 'string' ? request.system : (request.system ?? []).map((block) => block.text).join('\n\n');
   if (system) messages.push({ role: 'system', content: system });
   // `?? []`: a stream decoder may be built from a body that only asks for the stream's options.
-  (request.messages ?? []).forEach((message, index) => messages.push(...toChatMessages(message.role, message.content, index)));
+  (request.messages ?? []).forEach((message, index) => appendAll(messages, toChatMessages(message.role, message.content, index)));
 
   const chat: ChatRequest = { model: upstreamModel, messages, max_tokens: request.max_tokens };
   for (const name of ['temperature', 'top_p', 'top_k', 'stream']) if (request[name] !== undefined) chat[name] = request[name];
@@ -37,6 +39,7 @@ export function messagesToChatRequest(request: MessagesRequest, upstreamModel: s
 function toChatMessages(role: 'user' | 'assistant', content: string | AnthropicBlock[], index: number): ChatMessage[] {
   if (typeof content === 'string') return [{ role, content }];
   content.forEach((block, blockIndex) => checkBlock(block, ['body', 'messages', index, 'content', blockIndex]));
+  if (role === 'user') content.forEach((block, blockIndex) => checkTranslatable(block, `messages.${index}.content.${blockIndex}`));
   if (role === 'assistant') {
     const text = content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
     const toolCalls = content
@@ -71,8 +74,24 @@ function checkBlock(block: AnthropicBlock, loc: (string | number)[]): void {
   }
 }
 
+/** What a user turn may hold on a chat route: what toChatPart and the tool results translate. */
+const USER_BLOCKS_CHAT_TAKES = new Set(['text', 'image', 'tool_result']);
+
+/** A user's block the translation has no chat form for is refused, never left out (untranslatedContent). */
+function checkTranslatable(block: AnthropicBlock, at: string): void {
+  if (USER_BLOCKS_CHAT_TAKES.has(block.type) || isTextDocument(block)) return;
+  throw untranslatedContent(block.type, at, 'text, images, tool results and plain-text documents');
+}
+
+/** A plain-text document (`source: {type: "text", data}`): text to a chat model. */
+function isTextDocument(block: AnthropicBlock): boolean {
+  const source = (block as { source?: { type?: unknown; data?: unknown } }).source;
+  return block.type === 'document' && typeof source === 'object' && source !== null && source.type === 'text' && typeof source.data === 'string';
+}
+
 function toChatPart(block: AnthropicBlock): ChatContentPart | undefined {
   if (block.type === 'text') return { type: 'text', text: (block as { text: string }).text };
+  if (isTextDocument(block)) return { type: 'text', text: (block as { source: { data: string } }).source.data };
   if (block.type === 'image') {
     const source = (block as { source: { type: string; media_type?: string; data?: string; url?: string } }).source;
     const url = source.type === 'base64' ? toImageDataUrl(source.media_type ?? 'image/png', source.data ?? '') : (source.url ?? '');

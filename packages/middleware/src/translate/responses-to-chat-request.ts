@@ -1,4 +1,5 @@
 import { validationError } from '../errors/index.js';
+import { untranslatedContent } from './untranslated-content.js';
 import type { ChatContentPart, ChatMessage, ChatRequest } from './wire-types.js';
 import type { ResponsesInputItem, ResponsesRequest } from './responses-wire.js';
 import { responseFormatFromResponsesText } from './structured-output.js';
@@ -67,5 +68,8 @@ function toChatPart(part: { type: string; text?: string; image_url?: string; det
     throw validationError(['body', 'input', 'content', 'image_url'], 'Invalid input: an input_image part needs image_url, a string', part.image_url, 'string_type');
   }
   if (part.type === 'input_image' && part.image_url) return [{ type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } }];
+  // A file or audio the client gave has no chat form here: refused, never left out (untranslatedContent). An earlier
+  // answer's parts (a refusal) repeat nothing the model needs.
+  if (typeof part.type === 'string' && part.type.startsWith('input_')) throw untranslatedContent(part.type, 'input', 'text and images');
   return [];
 }

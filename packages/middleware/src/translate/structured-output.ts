@@ -93,8 +93,9 @@ export function meetsStrictRules(schema: unknown): boolean {
   const node = schema as Record<string, unknown>;
   if (isObject(node.properties) || node.type === 'object') {
     const keys = Object.keys((node.properties as Record<string, unknown> | undefined) ?? {});
-    const required = Array.isArray(node.required) ? node.required : [];
-    if (node.additionalProperties !== false || !keys.every((key) => required.includes(key))) return false;
+    // A set, not `required.includes` per key: that was quadratic in a client's schema (40,000 properties, 0.8 MB: 2 s).
+    const required = new Set(Array.isArray(node.required) ? node.required : []);
+    if (node.additionalProperties !== false || !keys.every((key) => required.has(key))) return false;
   }
   for (const key of ['properties', '$defs', 'definitions']) {
     if (isObject(node[key]) && !Object.values(node[key] as Record<string, unknown>).every(meetsStrictRules)) return false;

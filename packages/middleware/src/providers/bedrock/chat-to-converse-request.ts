@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { parseImageDataUrl, textOf, textOfPart, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseEmbeddedJson, parseImageDataUrl, textOf, textOfPart, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { ConverseContentBlock, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec } from './converse-wire.js';
 
 type ChatTool = { type: string; function?: { name: string; description?: string; parameters?: unknown } };
@@ -24,7 +24,7 @@ export function chatToConverseRequest(chat: ChatRequest): ConverseRequest {
     if (message.role === 'system' || message.role === 'developer') continue;
     const turn = toTurn(message);
     const last = messages.at(-1);
-    if (last && last.role === turn.role) last.content.push(...turn.content);
+    if (last && last.role === turn.role) appendAll(last.content, turn.content);
     else messages.push(turn);
   }
   const request: ConverseRequest = { messages };
@@ -63,14 +63,15 @@ function toBlock(part: ChatContentPart): ConverseContentBlock {
     const { mediaType, data } = parseImageDataUrl(url);
     return { image: { format: imageFormats[mediaType as keyof typeof imageFormats], source: { bytes: data } } };
   }
-  return { text: part.type === 'text' ? textOfPart(part) : '' };
+  if (part.type === 'text') return { text: textOfPart(part) };
+  // An assistant's refusal repeats an earlier answer (blank, as before); anything else would be left out of the prompt.
+  if (part.type === 'refusal') return { text: '' };
+  throw untranslatedContent(part.type, 'messages', 'text and images');
 }
 
 function parseArguments(text: string): unknown {
-  try {
-    const parsed: unknown = JSON.parse(text || '{}');
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
-  } catch {}
+  const parsed = parseEmbeddedJson(text || '{}');
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
   throw new ServiceError('invalid_request', 'tool_calls[].function.arguments must be a JSON object', { param: 'messages' });
 }
 

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../errors/index.js';
-import { parseImageDataUrl, textOf, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
+import { appendAll, parseEmbeddedJson, parseImageDataUrl, textOf, untranslatedContent, type ChatContentPart, type ChatMessage, type ChatRequest } from '../../translate/index.js';
 import type { GeminiContent, GeminiPart, GeminiRequest } from './gemini-wire.js';
 import { thoughtSignatureOf } from './gemini-to-chat-response.js';
 
@@ -25,7 +25,7 @@ export function chatToGeminiRequest(chat: ChatRequest): GeminiRequest {
     const content = toContent(message, toolNames);
     const last = contents.at(-1);
     // Gemini wants alternating turns; consecutive tool results (one user turn) are merged.
-    if (last && last.role === content.role) last.parts.push(...content.parts);
+    if (last && last.role === content.role) appendAll(last.parts, content.parts);
     else contents.push(content);
   }
   const request: GeminiRequest = { contents, generationConfig: generationConfig(chat) };
@@ -71,25 +71,22 @@ function toParts(part: ChatContentPart): GeminiPart[] {
     }
     return [{ fileData: { fileUri: url } }];
   }
-  return [];
+  // An assistant's refusal repeats an earlier answer; anything else a client sent would be left out of the prompt.
+  if (part.type === 'refusal') return [];
+  throw untranslatedContent(part.type, 'messages', 'text and images');
 }
 
 /** Gemini's functionResponse.response must be an object; a JSON object result is passed as is. */
 function toResponseObject(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {}
+  const parsed = parseEmbeddedJson(text);
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   return { result: text };
 }
 
 function parseArgs(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text || '{}');
-    return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    throw new ServiceError('invalid_request', 'tool_calls[].function.arguments must be a JSON object', { param: 'messages' });
-  }
+  const parsed = parseEmbeddedJson(text || '{}');
+  if (parsed === undefined) throw new ServiceError('invalid_request', 'tool_calls[].function.arguments must be a JSON object', { param: 'messages' });
+  return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
 }
 
 function generationConfig(chat: ChatRequest): Record<string, unknown> {
