@@ -21,7 +21,7 @@ export async function chatCompletions(ctx: RequestContext): Promise<void> {
   // handler's first synchronous stretch, and the body is then taken without a promise (readJsonBodyNow).
   const principal = await authenticate(ctx.req, runtime.keyRingIfReady() ?? (await runtime.keyRing()), 'models');
   ctx.observation?.identify(principal);
-  const options = { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody };
+  const options = { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody, uploads: runtime.uploads.of(principal.org) };
   const now = readJsonBodyNow(ctx.req, options);
   const raw = now !== BODY_NOT_READ ? now : await readJsonBody(ctx.req, options);
   const body = checkChatBody(ctx, raw);

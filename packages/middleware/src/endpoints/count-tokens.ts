@@ -25,7 +25,7 @@ export async function countTokens(ctx: RequestContext): Promise<void> {
   // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
   const principal = await authenticate(ctx.req, await runtime.keyRing(), 'models');
   ctx.observation?.identify(principal);
-  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody, uploads: runtime.uploads.of(principal.org) });
   const body = parseBody(countTokensBody, raw);
   const model = runtime.gateway.catalog.resolve(body.model, 'chat');
   const route = model.routes[0]!;

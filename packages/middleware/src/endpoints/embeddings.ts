@@ -18,7 +18,7 @@ export async function embeddings(ctx: RequestContext): Promise<void> {
   // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
   const principal = await authenticate(ctx.req, runtime.keyRingIfReady() ?? (await runtime.keyRing()), 'models');
   ctx.observation?.identify(principal);
-  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
+  const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody, uploads: runtime.uploads.of(principal.org) });
   const { stream: _ignored, ...body } = parseBody(embeddingsBody, raw);
   const model = runtime.gateway.plans.resolve(body.model, 'embeddings');
   await runModelCall({ ctx, principal, model, body });

@@ -23,7 +23,7 @@ export function modelEndpoint<Schema extends z.ZodType<ModelRequestBody & { mode
     // Step 1: the key, from the headers, before a byte of the body is read (issue 15 item 6).
     const principal = await authenticate(ctx.req, runtime.keyRingIfReady() ?? (await runtime.keyRing()), 'models');
     ctx.observation?.identify(principal);
-    const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody });
+    const raw = await readJsonBody(ctx.req, { limitBytes: runtime.config.maxBodyBytes, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody, uploads: runtime.uploads.of(principal.org) });
     const body = checkBody(ctx, raw);
     const model = runtime.gateway.plans.resolve(body.model, protocol);
     // contract §8: max_tokens (max_output_tokens) is capped, then clamped to the model's limit (step 6).

@@ -71,7 +71,7 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   // A created key outlives its organization's removal from the config: refused as the model endpoints refuse it.
   if (principal && !Object.hasOwn(runtime.config.organizations, principal.org)) throw denials.organizationGone();
   const caller: SqlCaller | undefined = principal && { org: principal.org, readOnlyScope: !principal.scopes.includes('sql') };
-  const options = { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody };
+  const options = { limitBytes: sqlConfig.maxStatementBytes + 64 * 1024, deadlineMs: runtime.config.bodyTimeoutMs, parsed: ctx.parsedBody, uploads: caller && runtime.uploads.of(caller.org) };
   const now = readJsonBodyNow(ctx.req, options);
   const raw = now !== BODY_NOT_READ ? now : await readJsonBody(ctx.req, options);
   const body = plainSqlBody(raw) ?? parseBody(sqlQueryBody, raw);

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ServiceError, validationError } from '../errors/index.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
+import type { UploadSlot } from './upload-slots.js';
 
 /** A request whose body a framework's parser may already have read (`req.body` in Express). */
 export type MaybeParsedRequest = IncomingMessage & { body?: unknown };
@@ -15,7 +16,7 @@ export type MaybeParsedRequest = IncomingMessage & { body?: unknown };
  */
 export async function readJsonBody(req: MaybeParsedRequest, options: ReadBodyOptions): Promise<unknown> {
   const now = readJsonBodyNow(req, options);
-  return now !== BODY_NOT_READ ? now : parseJson(await readRaw(req, options.limitBytes, options.deadlineMs), options.limitBytes);
+  return now !== BODY_NOT_READ ? now : parseJson(await readRaw(req, options), options.limitBytes);
 }
 
 /** readJsonBodyNow's answer for a body still to be read (`null` is a body: the JSON text `null`). */
@@ -25,6 +26,8 @@ export interface ReadBodyOptions {
   limitBytes: number;
   deadlineMs?: number;
   parsed?: unknown;
+  /** The organization's upload slots: a body arriving over time holds one meanwhile (http/upload-slots.ts). */
+  uploads?: UploadSlot;
 }
 
 /**
@@ -82,11 +85,16 @@ function isEmptyParse(value: unknown): boolean {
  * Collects the body with three plain listeners: an async iterator over the request costs a few promises
  * and an end-of-stream watcher per request, a measurable share of a point select's time.
  */
-function readRaw(req: IncomingMessage, limitBytes: number, deadlineMs: number | undefined): Promise<Buffer> {
+function readRaw(req: IncomingMessage, { limitBytes, deadlineMs, uploads }: ReadBodyOptions): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge(limitBytes));
   // A middleware in front read the body and left no `req.body`: its 'end' is past and will not come again.
   if (req.readableEnded) return Promise.reject(validationError(['body'], 'The request body was already read by a middleware in front of Tollgate, which left no parsed body (req.body)', null, 'json_invalid'));
+  try {
+    uploads?.take();
+  } catch (refused) {
+    return Promise.reject(refused);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -98,6 +106,7 @@ function readRaw(req: IncomingMessage, limitBytes: number, deadlineMs: number | 
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
+      uploads?.give();
       // The listeners outlive the read (a streamed answer keeps its request open): they must not keep the raw bytes.
       chunks.length = 0;
       if (error) reject(error);
@@ -119,6 +128,8 @@ function readRaw(req: IncomingMessage, limitBytes: number, deadlineMs: number | 
     req.on('end', onEnd);
     // A client gone mid-body errors the request ('aborted'); its answer has nowhere to go.
     req.on('error', (error) => finish(new ServiceError('invalid_request', 'The client closed the connection before its request body arrived', { cause: error })));
+    // A client gone mid-body without an error frees its upload slot at once, not at the body deadline.
+    req.on('close', () => finish(new ServiceError('invalid_request', 'The client closed the connection before its request body arrived')));
   });
 }
 
