@@ -9,10 +9,9 @@ import { hashKey, PENDING_ID, type KeyRecord, type KeyRing, type Principal, type
  */
 export function presentedKey(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
-  if (typeof header === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match?.[1];
-  }
+  // An Authorization of another scheme (a proxy's Basic credentials) is not Tollgate's: the x-api-key beside it is.
+  const bearer = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (bearer) return bearer[1];
   const apiKey = req.headers['x-api-key'];
   return typeof apiKey === 'string' && apiKey.trim() !== '' ? apiKey.trim() : undefined;
 }
