@@ -383,7 +383,9 @@ function runStatement(statement: Statement, bound: BindParams | undefined, run: 
     if (names.length > 0) return { type: 'table', column_names: names, column_types: [], data: [] };
     return { type: 'ok', affected_rows: db.getRowsModified() };
   }
-  const classes = new ColumnClasses(options.declared?.length === names.length ? options.declared : names.map(() => null));
+  const declared = options.declared?.length === names.length ? options.declared : undefined;
+  run.budget.addColumns(names, declared);
+  const classes = new ColumnClasses(declared ?? names.map(() => null));
   const credit = options.stream ? run.limits.streamCredit : null;
   if (credit) return streamRows(statement, hasRow, names, classes, run, credit);
   const { maxRows } = run.request;
