@@ -503,6 +503,12 @@ class ParamBinder {
       this.#offset += positional;
       return values as BindParams;
     }
+    // SQLite binds NULL to a placeholder given no value: a misspelt key (or a ? beside an object) would have set or
+    // matched NULL with a 200, where the PostgreSQL kind answers parameter_mismatch.
+    if (positional > 0) throw new RequestFailure('The query has ? placeholders, which take params as an array; params is an object (for :name, @name or $name)', 'parameter_mismatch');
+    for (const name of placeholders.names) {
+      if (!Object.hasOwn(this.#named!, name)) throw new RequestFailure(`The query names ${name} but params has no "${name.slice(1)}"`, 'parameter_mismatch');
+    }
     return named ? (this.#named as BindParams) : undefined;
   }
 
