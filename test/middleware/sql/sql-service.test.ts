@@ -106,6 +106,19 @@ describe('SqlService', () => {
     assert.deepEqual(await readFile(), [1, 2]);
   });
 
+  it('closes while the worker restarts after a runaway: the write queued behind it is answered and saved, and close() resolves', async () => {
+    const sql = await open();
+    await sql.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    const runaway = codeOf(sql.query({ query: RUNAWAY }));
+    const behind = codeOf(sql.query({ query: 'INSERT INTO log VALUES (1)' }));
+    assert.equal(await runaway, '400 statement_timeout');
+    // The new worker is loading now: close() must let it answer what waits for it (it hung, with the insert unanswered).
+    await sql.close();
+    service = undefined;
+    assert.equal(await behind, 'ok');
+    assert.deepEqual(await readFile(), [1]);
+  });
+
   it('keeps the in-memory database across a runaway restart too', async () => {
     const { config } = parseConfig({ sql: { databases: { main: {} }, timeoutMs: 1_000 } });
     const opened = await SqlService.open(config.sql, { baseDir: dir });

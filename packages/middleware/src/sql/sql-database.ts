@@ -230,10 +230,8 @@ export class SqlDatabase implements SqlEngine {
       else this.#answer(worker, message);
     });
     worker.on('error', (error) => this.#crashed(worker, error));
-    if (this.#closed) {
-      await worker.terminate();
-      return;
-    }
+    // Also while closing: close() waits for the requests queued for this worker (a restart after a runaway was
+    // under way), then terminates it. Terminated here instead, they were never posted and close() never resolved.
     this.#worker = worker;
     this.#progress = progress;
     for (const [id, flight] of this.#queue) {
