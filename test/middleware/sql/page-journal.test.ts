@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SqlJsStatic } from 'sql.js';
 import { parseConfig } from '../../../packages/middleware/src/config/index.js';
@@ -46,6 +47,31 @@ describe('SQL page journal', () => {
     await service?.close();
     service = undefined;
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves out of the database a write answered 503 because its fdatasync failed (EIO) after its bytes were written: a retry writes it once', async () => {
+    const service = await open();
+    await service.query({ query: 'CREATE TABLE log(n INTEGER); INSERT INTO log VALUES (1)' });
+    // No disk of the test fails fdatasync for real (a tmpfs never does): the real call is made, then answered EIO once.
+    const probe = await openFile(join(dir, 'probe'), 'w');
+    const prototype = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const datasync = prototype.datasync;
+    let failNext = true;
+    prototype.datasync = async function (this: FileHandle) {
+      await datasync.call(this);
+      if (!failNext) return;
+      failNext = false;
+      throw Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    };
+    try {
+      assert.equal(await codeOf(service.query({ query: 'INSERT INTO log VALUES (2)' })), '503 database_unavailable');
+    } finally {
+      prototype.datasync = datasync;
+    }
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log ORDER BY n' }).then((result) => result.type === 'table' && result.data), [[1]]);
+    await service.query({ query: 'INSERT INTO log VALUES (2)' }); // the client's retry
+    assert.deepEqual(await onDisk('SELECT n FROM log ORDER BY n'), [[1], [2]]);
   });
 
   it('saves PRAGMA user_version and application_id, which move no change counter, before acknowledging them', async () => {

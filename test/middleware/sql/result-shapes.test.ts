@@ -44,6 +44,24 @@ describe('POST /api/sql/query: bounded, typed and streamed results', () => {
       assert.deepEqual((await sql({ query: 'SELECT count(*) FROM t' })).body.data, [[0]]);
       assert.equal((await sql({ query: "SELECT printf('%.30000c', 'x')" })).status, 200);
     });
+    it('counts column names and declared types: long ones repeated by SELECT *, *, * or by results "all" answer result_too_large, streamed too', async () => {
+      const name = 'c'.repeat(100_000);
+      const type = 't'.repeat(400_000);
+      const create = `CREATE TABLE wide(${[1, 2, 3, 4, 5].map((n) => `"${name}${n}" INT`).join(', ')}); CREATE TABLE typed(a "${type}")`;
+      assert.equal((await sql({ query: create })).status, 200);
+      const once = await sql({ query: 'SELECT * FROM wide' });
+      assert.equal(once.status, 200);
+      assert.equal(once.body.column_names.length, 5);
+      for (const [what, body] of [
+        ['the names three times', { query: 'SELECT *, *, * FROM wide' }],
+        ['every statement of several', { query: 'SELECT * FROM wide; SELECT * FROM wide; SELECT * FROM wide', results: 'all' }],
+        ['the header of a stream', { query: 'SELECT *, *, * FROM wide', format: 'ndjson' }],
+        ['a declared type three times', { query: 'SELECT a, a, a FROM typed' }],
+      ] as const) {
+        const { status, body: answer } = await sql(body);
+        assert.deepEqual([status, answer.error_code], [400, 'result_too_large'], what);
+      }
+    });
   });
 
   describe('column types', () => {

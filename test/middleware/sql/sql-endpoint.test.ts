@@ -75,6 +75,24 @@ describe('POST /api/sql/query', () => {
     assert.equal(await count(), 2);
   });
 
+  it('answers 400 parameter_mismatch, changing nothing, for a named placeholder params has no value for, or a ? beside named params', async () => {
+    await sql({ query: "INSERT INTO t(name) VALUES ('kept')" });
+    for (const body of [
+      { query: 'UPDATE t SET name = :name WHERE id = :id', params: { nme: 'typo', id: 1 } },
+      { query: "INSERT INTO t(name) VALUES ('a'); UPDATE t SET name = @name", params: { id: 1 } },
+      { query: 'DELETE FROM t WHERE id = ?', params: { id: 1 } },
+    ]) {
+      for (let run = 0; run < 2; run++) {
+        // Twice: the second run of a one-statement text takes its kept, prepared statement.
+        const { status, body: answer } = await sql(body);
+        assert.deepEqual([status, answer.error_code], [400, 'parameter_mismatch'], JSON.stringify(body));
+      }
+    }
+    assert.deepEqual((await sql({ query: 'SELECT id, name FROM t' })).body.data, [[1, 'kept']]);
+    const bound = await sql({ query: 'SELECT :a AS a, @a AS same, $b AS b', params: { ':a': 1, b: 2, unused: 3 } });
+    assert.deepEqual(bound.body.data, [[1, 1, 2]]);
+  });
+
   it('keeps integers beyond 2^53 exact as strings, BLOBs as base64, NULL as null, REAL as numbers', async () => {
     const { body } = await sql({ query: "SELECT 9223372036854775807 AS big, 9007199254740991 AS safe, x'DEADBEEF' AS blob, NULL AS empty, 1.5 AS real" });
     assert.deepEqual(body.data, [['9223372036854775807', 9007199254740991, '3q2+7w==', null, 1.5]]);

@@ -81,6 +81,44 @@ describe('SqlService', () => {
     assert.deepEqual(await readFile(), [5]);
   });
 
+  it("gives back the memory of a request that grew its worker's heap (a 400 MB randomblob): the process's RSS falls back, and every write and the requests sent with it are answered once", async function () {
+    this.timeout(30_000);
+    const service = await open({ timeoutMs: 15_000 }); // a loaded machine takes its time over 400 MB
+    await service.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    const rssBefore = process.memoryUsage().rss;
+    const [big, insert, read] = await Promise.all([
+      service.query({ query: 'INSERT INTO log VALUES (1); SELECT length(randomblob(400000000)) AS n' }),
+      service.query({ query: 'INSERT INTO log VALUES (2)' }),
+      service.query({ query: 'SELECT count(*) AS n FROM log' }),
+    ]);
+    assert.deepEqual([big.type === 'table' && big.data, insert.type, read.type === 'table' && read.data], [[[400_000_000]], 'ok', [[2]]]);
+    // WebAssembly memory never shrinks: only a new worker gives it back.
+    let grown = process.memoryUsage().rss - rssBefore;
+    for (const started = Date.now(); grown > 150_000_000 && Date.now() - started < 10_000; grown = process.memoryUsage().rss - rssBefore) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(grown < 150_000_000, `RSS still ${Math.round(grown / 1e6)} MB above what it was before the request`);
+    assert.deepEqual(await service.query({ query: 'SELECT n FROM log ORDER BY n' }), {
+      type: 'table',
+      column_names: ['n'],
+      column_types: [{ declared: 'INTEGER', storage: 'integer' }],
+      data: [[1], [2]],
+      context: { db: 'main' },
+    });
+    assert.deepEqual(await readFile(), [1, 2]);
+  });
+
+  it('closes while the worker restarts after a runaway: the write queued behind it is answered and saved, and close() resolves', async () => {
+    const sql = await open();
+    await sql.query({ query: 'CREATE TABLE log(n INTEGER)' });
+    const runaway = codeOf(sql.query({ query: RUNAWAY }));
+    const behind = codeOf(sql.query({ query: 'INSERT INTO log VALUES (1)' }));
+    assert.equal(await runaway, '400 statement_timeout');
+    // The new worker is loading now: close() must let it answer what waits for it (it hung, with the insert unanswered).
+    await sql.close();
+    service = undefined;
+    assert.equal(await behind, 'ok');
+    assert.deepEqual(await readFile(), [1]);
+  });
+
   it('keeps the in-memory database across a runaway restart too', async () => {
     const { config } = parseConfig({ sql: { databases: { main: {} }, timeoutMs: 1_000 } });
     const opened = await SqlService.open(config.sql, { baseDir: dir });

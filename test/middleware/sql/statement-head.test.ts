@@ -11,6 +11,8 @@ describe('readStatementHead', () => {
     { sql: "SELECT 'a;PRAGMA x=1'; ATTACH 'f' AS g", words: ['SELECT', 'a;PRAGMA x=1'] },
     { sql: "SELECT 'a;PRAGMA x=1'; ATTACH 'f' AS g", from: 22, words: ['ATTACH', 'f', 'AS', 'G'] },
     { sql: 'CREATE TABLE [temp].x(a)', words: ['CREATE', 'TABLE', 'temp', '.', 'X', '(', 'A', ')'] },
+    { sql: ' \v\tPRAGMA journal_mode = OFF', words: ['PRAGMA', 'JOURNAL_MODE', '=', 'OFF'] },
+    { sql: '\vPRAGMA x', words: ['\v', 'PRAGMA', 'X'] },
     { sql: '   -- only a comment', words: undefined },
     { sql: '/* unterminated PRAGMA', words: undefined },
   ];

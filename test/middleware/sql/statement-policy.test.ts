@@ -101,6 +101,7 @@ describe('POST /api/sql/query: the statement policy keeps each request from chan
       'CREATE TEMPORARY TABLE scratch(x)',
       'CREATE TABLE "temp".scratch(x)',
       '/* CREATE TABLE ok(x); */ CREATE TEMP TABLE scratch AS SELECT 1',
+      ' \vCREATE TEMP TABLE scratch(x)',
     ]) {
       const { status, body } = await sql(ACME, create);
       assert.equal(status, 400, create);
@@ -117,6 +118,24 @@ describe('POST /api/sql/query: the statement policy keeps each request from chan
       assert.equal(status, 400, statement);
       assert.equal(body.error_code, 'statement_not_allowed', statement);
     }
+    assert.deepEqual((await sql(GLOBEX, 'SELECT name FROM pragma_database_list')).body.data, [['main']]);
+  });
+
+  it('refuses a PRAGMA, COMMIT, BEGIN, ATTACH or VACUUM behind a space and a vertical tab (SQLite skips both): settings unchanged, the request still one transaction', async () => {
+    for (const [query, code] of [
+      [' \vPRAGMA recursive_triggers = ON', 'pragma_not_allowed'],
+      ['SELECT 1;\n\v\vPRAGMA writable_schema = ON', 'pragma_not_allowed'],
+      ['EXPLAIN \vPRAGMA foreign_keys = ON', 'pragma_not_allowed'],
+      ["INSERT INTO t(v) VALUES ('committed half-way'); \n\vCOMMIT", 'transaction_control'],
+      ["INSERT INTO t(v) VALUES ('left open'); \vCOMMIT; \vBEGIN", 'transaction_control'],
+      [" \vATTACH ':memory:' AS other", 'statement_not_allowed'],
+      [' \vVACUUM', 'statement_not_allowed'],
+    ]) {
+      const { status, body } = await sql(ACME, query!);
+      assert.deepEqual([status, body.error_code], [400, code], query);
+    }
+    assert.deepEqual((await sql(GLOBEX, 'SELECT * FROM pragma_writable_schema, pragma_foreign_keys, pragma_recursive_triggers')).body.data, [[0, 0, 0]]);
+    assert.deepEqual((await sql(GLOBEX, 'SELECT count(*) FROM t')).body.data, [[0]]);
     assert.deepEqual((await sql(GLOBEX, 'SELECT name FROM pragma_database_list')).body.data, [['main']]);
   });
 

@@ -123,6 +123,11 @@ export class PageCapture {
     this.#memory = memory;
   }
 
+  /** The wasm heap's size now: it only grows (WebAssembly memory never shrinks). */
+  get heapBytes(): number {
+    return this.#memory?.buffer.byteLength ?? 0;
+  }
+
   /** Copies an iovec's bytes into a buffer of their own (transferable to the main thread without a copy). */
   #gather(view: DataView, iov: number, iovcnt: number, written: number): Uint8Array {
     const heap = new Uint8Array(this.#memory!.buffer);

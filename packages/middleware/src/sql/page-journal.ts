@@ -150,8 +150,20 @@ export class PageJournal {
   async #append(group: PageSet): Promise<void> {
     const record = encodeRecord(this.#lsn, group);
     const segment = this.#segment;
-    await writeFully(segment.handle, [record], segment.bytes);
-    await segment.handle.datasync();
+    try {
+      await writeFully(segment.handle, [record], segment.bytes);
+      await segment.handle.datasync();
+    } catch (error) {
+      // Its requests are answered "could not be saved" and the database reloads from this file at once: a record
+      // that reached it whole (the write went through, the fdatasync failed: EIO) was replayed there, so a refused
+      // write showed up and a client's retry wrote it twice. Cut back to before it; a disk that refuses that too
+      // leaves recovery to judge what it finds (a torn record ends the segment).
+      await segment.handle
+        .truncate(segment.bytes)
+        .then(() => segment.handle.datasync())
+        .catch(() => undefined);
+      throw error;
+    }
     this.#lsn++;
     segment.bytes += record.length;
     segment.pages.merge(group);

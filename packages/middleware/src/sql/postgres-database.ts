@@ -334,6 +334,8 @@ export class PostgresDatabase implements SqlEngine {
 /** Rows as the wire shows them (values already converted by postgresTypeParsers), their sizes budgeted. */
 function tableOf(result: StatementRows, budget: ResultBudget): StatementResult {
   const { fields, rows } = result;
+  const column_names = fields.map((field) => field.name);
+  budget.addColumns(column_names, undefined);
   const column_types: ColumnType[] = fields.map((field) => ({ declared: postgresTypeName(field.dataTypeID), storage: null }));
   for (let row = 0; row < rows.length; row++) {
     const values = rows[row]!;
@@ -347,7 +349,7 @@ function tableOf(result: StatementRows, budget: ResultBudget): StatementResult {
       else if (type.storage !== storage) markMixed(type, column, rows, fields[column]!.dataTypeID);
     }
   }
-  return { type: 'table', column_names: fields.map((field) => field.name), column_types, data: rows };
+  return { type: 'table', column_names, column_types, data: rows };
 }
 
 function markMixed(type: ColumnType, column: number, rows: unknown[][], oid: number): void {

@@ -2,6 +2,8 @@
 export interface Placeholders {
   positional: number;
   named: boolean;
+  /** Each distinct named placeholder as written (`:name`, `@name`, `$name`), in order. */
+  names: string[];
 }
 
 /**
@@ -10,7 +12,7 @@ export interface Placeholders {
  * offers no parameter count, and binding values a statement does not take is an error.
  *
  * @example
- * scanPlaceholders("SELECT '?' , ? , :name -- ?") // { positional: 1, named: true }
+ * scanPlaceholders("SELECT '?' , ? , :name -- ?") // { positional: 1, named: true, names: [':name'] }
  */
 export function scanPlaceholders(sql: string): Placeholders {
   // The array's values fill SQLite's parameter slots 1…n in order. SQLite numbers a bare `?` one past the
@@ -52,7 +54,7 @@ export function scanPlaceholders(sql: string): Placeholders {
       i++;
     }
   }
-  return { positional: question ? slots : 0, named };
+  return { positional: question ? slots : 0, named, names: [...names] };
 }
 
 export function skipQuoted(sql: string, start: number, quote: string): number {

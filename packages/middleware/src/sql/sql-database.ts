@@ -6,7 +6,7 @@ import type { CancelSignal } from '../http/client-departure.js';
 import type { DatabaseStore } from './database-store.js';
 import type { SqlEngine } from './sql-engine.js';
 import { unpackColumnTypes, type ColumnType } from './column-types.js';
-import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
+import type { QueryOutcome, RequestLimits, WorkerData, WorkerRequest, WorkerResponse, WorkerRetiring } from './sql-worker-protocol.js';
 import type { SqlParams } from './sql-types.js';
 import { WorkerOutbox } from './worker-outbox.js';
 
@@ -224,15 +224,14 @@ export class SqlDatabase implements SqlEngine {
       await worker.terminate();
       throw error;
     });
-    worker.on('message', (message: WorkerResponse | WorkerResponse[]) => {
-      if (!Array.isArray(message)) return this.#answer(worker, message);
-      for (const response of message) this.#answer(worker, response);
+    worker.on('message', (message: WorkerResponse | WorkerResponse[] | WorkerRetiring) => {
+      if (Array.isArray(message)) for (const response of message) this.#answer(worker, response);
+      else if (message.kind === 'retiring') this.#retired(worker);
+      else this.#answer(worker, message);
     });
     worker.on('error', (error) => this.#crashed(worker, error));
-    if (this.#closed) {
-      await worker.terminate();
-      return;
-    }
+    // Also while closing: close() waits for the requests queued for this worker (a restart after a runaway was
+    // under way), then terminates it. Terminated here instead, they were never posted and close() never resolved.
     this.#worker = worker;
     this.#progress = progress;
     for (const [id, flight] of this.#queue) {
@@ -290,6 +289,15 @@ export class SqlDatabase implements SqlEngine {
       durable.catch(() => this.#storeFailed());
     } else if (store.busy) durable = store.whenDurable();
     flight.resolve({ response, durable });
+  }
+
+  /**
+   * The worker's heap grew past its limit (sql-worker.ts RETIRE_HEAP_BYTES) and it runs nothing more: a new one
+   * loads the store, which holds every answer received. It said so after answering its whole batch, so nothing
+   * posted since has been answered (nor streamed a row): those requests run on the new worker, as after a runaway.
+   */
+  #retired(worker: Worker): void {
+    if (worker === this.#worker) this.#restart();
   }
 
   /** A journal write failed: nothing after it can be acknowledged, so the database reloads from disk. */

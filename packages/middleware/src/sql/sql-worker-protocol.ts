@@ -43,6 +43,15 @@ export type WorkerResponse =
   | (({ kind: 'result'; id: number; result: QueryOutcome; /** Its column_types packed for the crossing (column-types.ts), then left empty. */ packedTypes?: PackedColumnTypes } | { kind: 'json'; id: number; text: string } | { kind: 'failed'; id: number; message: string; code: string; statementIndex?: number }) & WrittenPages)
   | { kind: 'rows'; id: number; text: string };
 
+/**
+ * Sent after a batch that left the worker's wasm heap past its limit (sql-worker.ts RETIRE_HEAP_BYTES): the
+ * worker answers nothing more, and the main thread replaces it with one loaded from the store.
+ */
+export interface WorkerRetiring {
+  kind: 'retiring';
+  heapBytes: number;
+}
+
 export interface WrittenPages {
   pages?: PageOp[];
   fileSize?: number;

@@ -18,7 +18,7 @@ import { checkBeforeCompile, checkCompiled } from './statement-policy.js';
 import { inspectProgram } from './statement-program.js';
 import type { SqlParams } from './sql-types.js';
 import { wireAnswer } from './wire-answer.js';
-import type { QueryOutcome, RequestLimits, StatementResult, WorkerData, WorkerRequest, WorkerResponse } from './sql-worker-protocol.js';
+import type { QueryOutcome, RequestLimits, StatementResult, WorkerData, WorkerRequest, WorkerResponse, WorkerRetiring } from './sql-worker-protocol.js';
 
 const { wasmPath, image, maxDatabaseBytes, progress } = workerData as WorkerData;
 // Every page SQLite writes is captured and journaled by the main thread (page-journal.ts); a build whose
@@ -66,12 +66,26 @@ function runHelper(statement: Statement): void {
 
 const held = new HeldAnswers(parentPort!, progress);
 
+/**
+ * A heap this large after a batch is no working set but what one request left behind: WebAssembly memory never
+ * shrinks, so a single `SELECT length(randomblob(900000000))` kept its worker at 2 GiB for good, per database.
+ * The page cache is 2 MiB and temp files live outside the heap, so ordinary requests stay far below.
+ */
+const RETIRE_HEAP_BYTES = 256 * 1_048_576;
+/** Set once the worker said it retires: requests still on their way are run by its successor instead. */
+let retiring = false;
+
 parentPort!.on('message', (requests: WorkerRequest[]) => {
+  if (retiring) return;
   for (const request of requests) {
     held.starting(request.id, predictedQuick(request));
     answer(request);
   }
   held.flush();
+  if (capture.heapBytes > RETIRE_HEAP_BYTES) {
+    retiring = true;
+    parentPort!.postMessage({ kind: 'retiring', heapBytes: capture.heapBytes } satisfies WorkerRetiring);
+  }
 });
 
 /** A kept statement that cannot write and ran quickly last time, asked for the last result without a stream. */
@@ -383,7 +397,9 @@ function runStatement(statement: Statement, bound: BindParams | undefined, run: 
     if (names.length > 0) return { type: 'table', column_names: names, column_types: [], data: [] };
     return { type: 'ok', affected_rows: db.getRowsModified() };
   }
-  const classes = new ColumnClasses(options.declared?.length === names.length ? options.declared : names.map(() => null));
+  const declared = options.declared?.length === names.length ? options.declared : undefined;
+  run.budget.addColumns(names, declared);
+  const classes = new ColumnClasses(declared ?? names.map(() => null));
   const credit = options.stream ? run.limits.streamCredit : null;
   if (credit) return streamRows(statement, hasRow, names, classes, run, credit);
   const { maxRows } = run.request;
@@ -500,6 +516,12 @@ class ParamBinder {
       if (values.length < positional) throw new RequestFailure(`The query has more ? placeholders than the ${this.params.length} values in params`, 'parameter_mismatch');
       this.#offset += positional;
       return values as BindParams;
+    }
+    // SQLite binds NULL to a placeholder given no value: a misspelt key (or a ? beside an object) would have set or
+    // matched NULL with a 200, where the PostgreSQL kind answers parameter_mismatch.
+    if (positional > 0) throw new RequestFailure('The query has ? placeholders, which take params as an array; params is an object (for :name, @name or $name)', 'parameter_mismatch');
+    for (const name of placeholders.names) {
+      if (!Object.hasOwn(this.#named!, name)) throw new RequestFailure(`The query names ${name} but params has no "${name.slice(1)}"`, 'parameter_mismatch');
     }
     return named ? (this.#named as BindParams) : undefined;
   }

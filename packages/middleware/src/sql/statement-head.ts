@@ -18,7 +18,14 @@ export interface StatementHead {
   tokens: Token[];
 }
 
+/** Characters that start a run of whitespace (tokenize.c's CC_SPACE). */
 const whitespace = new Set([' ', '\t', '\n', '\f', '\r']);
+/**
+ * Characters that continue one (sqlite3Isspace): a vertical tab too. A vertical tab cannot start a token (it is
+ * illegal there) but, after a space, SQLite skips it: read as a token of its own, ` \vPRAGMA …` and ` \vCOMMIT`
+ * passed the policy as statements that start with neither, and SQLite ran them.
+ */
+const whitespaceRun = new Set([...whitespace, '\v']);
 const wordChar = /[A-Za-z0-9_$\u0080-\uffff]/;
 const closingQuote: Record<string, string> = { '"': '"', '`': '`', '[': ']' };
 
@@ -86,7 +93,10 @@ class Lexer {
     const { sql } = this;
     for (;;) {
       const c = sql[this.at];
-      if (c !== undefined && whitespace.has(c)) this.at++;
+      if (c !== undefined && whitespace.has(c)) {
+        this.at++;
+        while (this.at < sql.length && whitespaceRun.has(sql[this.at]!)) this.at++;
+      }
       else if (c === '-' && sql[this.at + 1] === '-') this.at = sql.indexOf('\n', this.at) + 1 || sql.length;
       else if (c === '/' && sql[this.at + 1] === '*') this.at = closeOfComment(sql, this.at);
       else return;
