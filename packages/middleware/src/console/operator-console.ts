@@ -204,7 +204,7 @@ export class OperatorConsole {
     const { keyId } = await this.#body(call);
     // Any id a key can have: a configured `id` is any non-empty string (the console lists it with its Revoke button).
     if (typeof keyId !== 'string' || keyId === '') throw new ServiceError('invalid_request', 'keyId is the id of a key of this organization');
-    const record = (await this.deps.keys()).records().find((candidate) => candidate.keyId === keyId);
+    const record = (await this.deps.keys()).byId(keyId);
     if (!record) throw new ServiceError('invalid_request', `No key has the id "${keyId.slice(0, 100)}"; nothing was changed`);
     if (record.org !== call.org) throw new ServiceError('forbidden', `The key "${keyId.slice(0, 100)}" belongs to another organization; nothing was changed`);
     const revoked = await (await this.deps.admin()).revokeKey(keyId);
