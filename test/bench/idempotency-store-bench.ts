@@ -57,7 +57,7 @@ const redisPid = Number(/process_id:(\d+)/.exec(await probe.info('server'))![1])
 const bounds = { maxEntries: 10_000, maxBytes: 64 * 1_048_576 };
 const subjects: Subject[] = [
   { name: 'memory', store: new MemoryIdempotencyStore(systemClock, bounds), answer: current },
-  { name: 'redis', store: new RedisIdempotencyStore(connect(), 'now:'), answer: current, redisPid },
+  { name: 'redis', store: new RedisIdempotencyStore(connect(), 'now:', bounds), answer: current, redisPid },
 ];
 if (process.env.BASE) {
   const base = `${process.env.BASE}/packages/middleware/dist`;

@@ -71,7 +71,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     private readonly logger: Pick<Logger, 'error'>,
     private readonly connection: RedisConnection,
   ) {
-    this.idempotency = new RedisIdempotencyStore(redis, prefix, longestRequestMs(config.relay));
+    this.idempotency = new RedisIdempotencyStore(redis, prefix, { ...config.idempotency, runningTtlMs: longestRequestMs(config.relay) });
   }
 
   static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
