@@ -73,6 +73,12 @@ export class StoreFiles {
   #ledgerGaveUp = false;
   #ledgerRetry: NodeJS.Timeout | undefined;
   #adminInFlight = 0;
+  /**
+   * Set while a snapshot that is due waits for the admin changes in flight to be applied (one captured between its
+   * journal line and its application would be lost with the journal): new ones wait for it. Without it, admin
+   * changes that kept overlapping (two callers in a loop) put every snapshot off, and the journal grew with them.
+   */
+  #adminHold: { released: Promise<void>; release: () => void } | undefined;
   #compacting: Promise<void> | undefined;
   #closed = false;
 
@@ -136,6 +142,7 @@ export class StoreFiles {
 
   /** An admin change (opening balance, top-up, payment method, key, revocation): durable, then applied. */
   async record(record: JournalRecord): Promise<void> {
+    while (this.#adminHold) await this.#adminHold.released;
     this.#adminInFlight++;
     try {
       await this.#journal.append(record);
@@ -162,6 +169,7 @@ export class StoreFiles {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#releaseAdmin();
     clearTimeout(this.#ledgerRetry);
     await this.#compacting;
     await this.#lastSettlement;
@@ -225,10 +233,27 @@ export class StoreFiles {
   }
 
   #compactIfDue(): void {
-    if (this.#journal.bytes < this.options.snapshotAfterBytes || this.#compacting || this.#adminInFlight > 0 || this.#ledgerBehind || this.#closed) return;
+    if (this.#journal.bytes < this.options.snapshotAfterBytes || this.#compacting || this.#ledgerBehind || this.#closed) {
+      this.#releaseAdmin();
+      return;
+    }
+    if (this.#adminInFlight > 0) {
+      // Captured once those are applied (the last one's `record` comes back here); later ones wait until then.
+      this.#adminHold ??= hold();
+      return;
+    }
     this.#compacting = this.#compact()
       .catch((error: unknown) => this.options.logger.error('store: could not write a snapshot; the journal is kept and a later one is tried', error))
       .finally(() => (this.#compacting = undefined));
+    // #compact captured the state and opened the next generation before its first await: admin changes may go on.
+    this.#releaseAdmin();
+  }
+
+  #releaseAdmin(): void {
+    const held = this.#adminHold;
+    if (held === undefined) return;
+    this.#adminHold = undefined;
+    held.release();
   }
 
   /**
@@ -259,6 +284,12 @@ export class StoreFiles {
     await syncDirectory(dirname(file));
     if (journalEvents.snapshot.hasSubscribers) journalEvents.snapshot.publish({ generation: next, captureMs, ms: performance.now() - started, snapshotBytes: text.length, journalBytes: previous.bytes });
   }
+}
+
+function hold(): { released: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return { released, release };
 }
 
 /** How often refused ledger lines are written again, and how many may wait (~300 bytes each in memory). */
