@@ -28,7 +28,7 @@ return false
  * holds a running claim, so none is ever deleted, however full: a record it names whose TTL ran out is gone or
  * was claimed anew (then it has no `state` and is left alone). Index and sizes expire with the newest record.
  * The records it deletes are named by the index, not by KEYS: each carries the organization's hash tag, so on a
- * Cluster they live in the slot of the node running the script (tested on a three-node cluster).
+ * Cluster they live in the slot of the node running the script (redis-cluster.slow.ts).
  */
 const FINISH = `
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' or redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
