@@ -80,6 +80,8 @@ export class StoreFiles {
   /** While given up: the newest settlement left out of the ledger (every one after #lastLedgered was). */
   #lastDropped: string | undefined;
   #catchingUp: Promise<void> | undefined;
+  /** Whether #lastLedgered is in the journal files, once searched: attempts while the ledger stays refused skip the search. */
+  #searched: { id: string | undefined; found: boolean } | undefined;
   #adminInFlight = 0;
   /**
    * Set while a snapshot that is due waits for the admin changes in flight to be applied (one captured between its
@@ -269,7 +271,10 @@ export class StoreFiles {
       // Settlements from here on queue in #toLedger, behind the ones read back.
       this.#ledgerGaveUp = false;
       try {
-        await appendMissingFromJournal(this.ledger, this.options.file, this.#lastLedgered, through, (id) => (this.#lastLedgered = id));
+        const after = this.#lastLedgered;
+        const searched = this.#searched;
+        const known = searched !== undefined && searched.id === after ? searched.found : undefined;
+        await appendMissingFromJournal(this.ledger, this.options.file, after, through, (id) => (this.#lastLedgered = id), known, (found) => (this.#searched = { id: after, found }));
       } catch {
         // Left out again, with those queued meanwhile, unless the queue filled while this read (then it is so already).
         if (!this.#ledgerGaveUp) {
@@ -361,10 +366,19 @@ const CATCH_UP_BATCH = 1_000;
  * settlement in the journal is. Streamed in two passes (find `after`, then write), in batches, each reported to
  * `written` with the id of the settlement the ledger now ends with (a failure after some leaves those written).
  */
-async function appendMissingFromJournal(ledger: LedgerFiles, file: string, after: string | undefined, through: string | undefined, written: (lastId: string) => void): Promise<void> {
+async function appendMissingFromJournal(
+  ledger: LedgerFiles,
+  file: string,
+  after: string | undefined,
+  through: string | undefined,
+  written: (lastId: string) => void,
+  /** Whether `after` is in the journal, if a search already told (the journal only grows while the ledger is behind). */
+  known?: boolean,
+  searched?: (found: boolean) => void,
+): Promise<void> {
   const paths = (await journalGenerations(file)).map((generation) => journalPath(file, generation));
-  let found = false;
-  if (after !== undefined) {
+  let found = known ?? false;
+  if (known === undefined && after !== undefined) {
     search: for (const path of paths) {
       for await (const { records } of jsonLineChunks(path)) {
         if ((records as JournalRecord[]).some((record) => record.t === 'settle' && record.id === after)) {
@@ -374,6 +388,7 @@ async function appendMissingFromJournal(ledger: LedgerFiles, file: string, after
       }
     }
   }
+  searched?.(found);
   let writing = !found;
   let batch: LedgerLine[] = [];
   const write = async () => {
