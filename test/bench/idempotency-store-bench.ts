@@ -57,14 +57,16 @@ const redisPid = Number(/process_id:(\d+)/.exec(await probe.info('server'))![1])
 const bounds = { maxEntries: 10_000, maxBytes: 64 * 1_048_576 };
 const subjects: Subject[] = [
   { name: 'memory', store: new MemoryIdempotencyStore(systemClock, bounds), answer: current },
-  { name: 'redis', store: new RedisIdempotencyStore(connect(), 'now:'), answer: current, redisPid },
+  { name: 'redis', store: new RedisIdempotencyStore(connect(), 'now:', bounds), answer: current, redisPid },
 ];
 if (process.env.BASE) {
   const base = `${process.env.BASE}/packages/middleware/dist`;
   const memory = (await import(`${base}/idempotency/index.js`)) as { MemoryIdempotencyStore: typeof MemoryIdempotencyStore };
-  const redisStore = (await import(`${base}/store/redis-idempotency-store.js`)) as { RedisIdempotencyStore: typeof RedisIdempotencyStore };
+  // A base from before the Redis bounds takes (redis, prefix, runningTtlMs?), its defaults what it ran with; a later one (redis, prefix, bounds).
+  const redisStore = (await import(`${base}/store/redis-idempotency-store.js`)) as { RedisIdempotencyStore: new (redis: Redis, prefix: string, bounds?: { maxEntries: number; maxBytes: number }) => IdempotencyStore };
+  const withBounds = redisStore.RedisIdempotencyStore.length >= 3;
   subjects.push({ name: 'memory (base)', store: new memory.MemoryIdempotencyStore(systemClock, bounds), answer: previous });
-  subjects.push({ name: 'redis (base)', store: new redisStore.RedisIdempotencyStore(connect(), 'base:'), answer: previous, redisPid });
+  subjects.push({ name: 'redis (base)', store: withBounds ? new redisStore.RedisIdempotencyStore(connect(), 'base:', bounds) : new redisStore.RedisIdempotencyStore(connect(), 'base:'), answer: previous, redisPid });
 }
 for (let i = subjects.length - 1; i >= 0; i--) if (!kinds.includes(subjects[i]!.name.split(' ')[0]!)) subjects.splice(i, 1);
 

@@ -50,4 +50,20 @@ describe('the console ledger after months of traffic', () => {
     assert.deepEqual(ids(first.body).slice(11, 13), ['req_1_1', 'req_2_19']);
     assert.equal(ids(first.body)[24], 'req_3_15');
   });
+
+  it('reads no file older than the charts\' 30 days for an organization with fewer settlements than a page', async () => {
+    stack = await startConsoleStack();
+    assert.equal(await chat(stack.url, TEST_KEY), 200);
+    const ledgerDir = join(stack.dir, 'state.json.ledger');
+    // Months of history before the charted days (other organizations' traffic, acme's old settlements), and a damaged
+    // file among them: a page of a quiet organization used to read all of it, the page's cost growing with the age.
+    writeDays(ledgerDir, Date.now(), [40, 41]);
+    writeFileSync(join(ledgerDir, `${stampOf(Date.now() - 90 * DAY)}-0001.jsonl`), '{"t":"settle","at":\u0000\n');
+    const client = new ConsoleClient(stack.url);
+    await client.login(ADMIN_KEY);
+    const page = await client.request('GET', '/api/orgs/acme/ledger?page=0');
+    assert.equal(page.status, 200, JSON.stringify(page.body));
+    assert.equal(page.body.rows.length, 1, 'today\'s settlement only');
+    assert.equal(page.body.hasOlder, false);
+  });
 });

@@ -25,7 +25,7 @@ describe('Redis idempotency records: one claim across instances, the answer kept
   const instance = () => {
     const client = new Redis(server.url);
     clients.push(client);
-    return new RedisIdempotencyStore(client, prefix);
+    return new RedisIdempotencyStore(client, prefix, { maxEntries: 10_000, maxBytes: 64 * 1_048_576 });
   };
 
   before(async () => {

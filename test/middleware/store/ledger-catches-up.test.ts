@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KeyRing } from '../../../packages/middleware/src/auth/index.js';
 import { parseConfig } from '../../../packages/middleware/src/config/index.js';
 import { systemClock } from '../../../packages/middleware/src/runtime-clock.js';
-import { createPolicy, readLedger } from '../../../packages/middleware/src/store/index.js';
+import { createPolicy, readLedger, type LedgerLine } from '../../../packages/middleware/src/store/index.js';
+import { StoreFiles } from '../../../packages/middleware/src/store/store-files.js';
 
 const PRINCIPAL = { keyId: 'k1', org: 'acme', scopes: ['models' as const] };
 
@@ -79,5 +80,41 @@ describe('the memory store\'s ledger on a disk that fills up, then has room agai
     const again = await open();
     await again.policy.close();
     assert.deepEqual(await costs(), [1, 2, 3]);
+  });
+
+  it('past the lines it holds in memory, reads the rest back from the journal once there is room, and snapshots again', async () => {
+    const errors: string[] = [];
+    const state = { apply: () => undefined, restore: () => undefined, capture: () => ({ orgs: {}, keys: [], revoked: [], keyStates: {} }) };
+    const open = () => StoreFiles.open({ file: join(dir, 'state.json'), clock: systemClock, snapshotAfterBytes: 4_096, ledgerBacklog: 5, logger: { error: (message) => void errors.push(message), info: () => undefined } }, state);
+    let serial = 0;
+    const line = (): LedgerLine => ({ t: 'settle', id: `s${++serial}`, at: Date.now(), org: 'acme', keyId: 'k1', alias: 'gpt', in: serial, out: 0, included: 0, cost: serial });
+    const journalBytes = () => readdirSync(dir).filter((name) => /^state\.json\.journal\.\d+$/.test(name)).reduce((sum, name) => sum + (statSync(join(dir, name), { throwIfNoEntry: false })?.size ?? 0), 0);
+    const ids = async () => {
+      const seen: string[] = [];
+      for await (const written of readLedger(ledgerDir, {})) seen.push(written.id);
+      return seen;
+    };
+    const expected = (count: number) => Array.from({ length: count }, (_, i) => `s${i + 1}`);
+
+    const files = await open();
+    try {
+      const filler = fill(ledgerDir);
+      // 200 settlements of ~115 bytes: 23 KB of journal, five snapshots' worth, none of them written meanwhile.
+      for (let i = 0; i < 200; i++) await files.settle(line());
+      assert.deepEqual(await ids(), []);
+      assert.ok(errors.some((message) => /5 settlements wait/.test(message)), JSON.stringify(errors));
+      assert.ok(journalBytes() > 20_000, 'the journal keeps every settlement the ledger lacks');
+
+      unlinkSync(filler);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      for (let i = 0; i < 30; i++) await files.settle(line());
+      assert.deepEqual(await ids(), expected(230), 'caught up without a restart: every settlement once, in order');
+      assert.ok(journalBytes() < 16_384, `snapshots replace the journal again (${journalBytes()} bytes)`);
+    } finally {
+      await files.close();
+    }
+    const again = await open();
+    await again.close();
+    assert.deepEqual(await ids(), expected(230), 'the next start finds nothing missing');
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Cluster } from 'ioredis';
 import { readLedger } from '../../../packages/middleware/src/store/index.js';
+import { RedisIdempotencyStore } from '../../../packages/middleware/src/store/redis-idempotency-store.js';
 import { RedisCluster } from '../../support/redis-cluster.js';
 import { chat, keyOf, startPolicyStack } from '../policy/policy-fixture.js';
 
@@ -39,7 +40,7 @@ describe('several instances on a Redis Cluster', function () {
     assert.equal((await chat(a.gateway.url, 'acme')).status, 200);
     const owners = new Set<string>();
     for (const org of orgs) {
-      const keys = ['bal', 'win', 'slots', 'lapsed', 'revoked', 'ledger', 'changes', 'ledger-exporter', 'reservations', 'key:k1:state', 'idem:0a1b'].map((name) => `${prefix}{${org}}:${name}`);
+      const keys = ['bal', 'win', 'slots', 'lapsed', 'revoked', 'ledger', 'changes', 'ledger-exporter', 'reservations', 'key:k1:state', 'idem:0a1b', 'idem-index', 'idem-sizes'].map((name) => `${prefix}{${org}}:${name}`);
       const slots = new Set(await Promise.all(keys.map((key) => client.call('CLUSTER', 'KEYSLOT', key) as Promise<number>)));
       assert.equal(slots.size, 1, `${org}: one slot`);
       owners.add(client.slots[[...slots][0]!]![0]!);
@@ -47,6 +48,17 @@ describe('several instances on a Redis Cluster', function () {
     assert.ok(owners.size >= 2, 'the organizations spread over more than one node');
     const acme = await client.hgetall(`${prefix}{acme}:win`);
     assert.ok(Object.keys(acme).length > 0 && Object.keys(acme).length <= 125);
+  });
+
+  it('bounds each organization\'s idempotency records on its own node: the oldest kept answers are deleted there', async () => {
+    const store = new RedisIdempotencyStore(client, prefix, { maxEntries: 3, maxBytes: 1_000_000 });
+    for (const org of orgs) {
+      for (let i = 0; i < 10; i++) {
+        const claim = await store.begin(org, `k${i}`, 'fp');
+        if (claim.state === 'claimed') await store.complete(org, `k${i}`, claim.token, { status: 200, headers: [], body: Buffer.from(`answer ${i}`) });
+      }
+      assert.deepEqual([(await store.begin(org, 'k9', 'fp')).state, (await store.begin(org, 'k7', 'fp')).state, (await store.begin(org, 'k0', 'fp')).state], ['done', 'done', 'claimed'], org);
+    }
   });
 
   it('shares limits and wallets across both instances, for every organization', async () => {

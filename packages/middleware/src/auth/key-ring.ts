@@ -49,6 +49,13 @@ export function generateKey(): string {
  */
 export class KeyRing {
   readonly #byHash = new Map<string, KeyRecord>();
+  /**
+   * The same records by key id, kept as they are added: replaying a store's history looks keys up by id (a
+   * settlement's budget, a revocation), and a scan of every record per line made a start-up with many created
+   * or revoked keys quadratic in them (20,000 revoked keys: 5.8 s; 24,000 keys with 4,000 settlements between
+   * creations: 17.6 s).
+   */
+  readonly #byId = new Map<string, KeyRecord>();
   #remoteLookup: ((sha256: string) => Promise<KeyRecord | undefined>) | undefined;
 
   /** Configured keys without an explicit id wait here for `assignConfiguredIds`. */
@@ -83,7 +90,11 @@ export class KeyRing {
    * from a ledger line.
    */
   assignConfiguredIds(secret: string): void {
-    for (const record of this.#unnamed) record.keyId = `cfg_${createHmac('sha256', secret).update(record.sha256).digest('hex').slice(0, 16)}`;
+    for (const record of this.#unnamed) {
+      this.#unindex(record);
+      record.keyId = `cfg_${createHmac('sha256', secret).update(record.sha256).digest('hex').slice(0, 16)}`;
+      this.#index(record);
+    }
   }
 
   /** The configured keys as earlier versions named them, for stores that hold revocations under those names. */
@@ -92,11 +103,19 @@ export class KeyRing {
   }
 
   add(record: KeyRecord): void {
+    const replaced = this.#byHash.get(record.sha256);
+    if (replaced) this.#unindex(replaced);
     this.#byHash.set(record.sha256, record);
+    this.#index(record);
   }
 
   find(sha256: string): KeyRecord | undefined {
     return this.#byHash.get(sha256);
+  }
+
+  /** The key with this id (configured ones once their ids are assigned), without a scan of every key. */
+  byId(keyId: string): KeyRecord | undefined {
+    return keyId === PENDING_ID ? undefined : this.#byId.get(keyId);
   }
 
   /**
@@ -122,13 +141,21 @@ export class KeyRing {
   /** Revokes by key id, by hash or by the key itself; answers whether anything was revoked. */
   revoke(keyOrId: string): KeyRecord | undefined {
     if (keyOrId === PENDING_ID) return undefined;
-    const record = this.#byHash.get(keyOrId) ?? this.#byHash.get(hashKey(keyOrId)) ?? [...this.#byHash.values()].find((r) => r.keyId === keyOrId) ?? this.#legacyIds.get(keyOrId);
+    const record = this.#byHash.get(keyOrId) ?? this.#byHash.get(hashKey(keyOrId)) ?? this.#byId.get(keyOrId) ?? this.#legacyIds.get(keyOrId);
     if (record) record.revoked = true;
     return record;
   }
 
   records(): KeyRecord[] {
     return [...this.#byHash.values()];
+  }
+
+  #index(record: KeyRecord): void {
+    if (record.keyId !== PENDING_ID) this.#byId.set(record.keyId, record);
+  }
+
+  #unindex(record: KeyRecord): void {
+    if (this.#byId.get(record.keyId) === record) this.#byId.delete(record.keyId);
   }
 
   /** A created key's id: random, so it says nothing about the key. */

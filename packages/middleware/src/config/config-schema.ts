@@ -258,7 +258,7 @@ export const configSchema = z
     metrics: metrics.optional(),
     /** Opt-in OpenTelemetry spans through @opentelemetry/api (a no-op unless the host registers an SDK). */
     tracing: z.boolean().default(false),
-    /** Idempotency-Key records (README "Idempotency keys"): the memory store's bounds, and the largest answer kept. */
+    /** Idempotency-Key records (README "Idempotency keys"): the bounds (the memory store's in all, the Redis store's per organization), and the largest answer kept. */
     idempotency: idempotency.default(idempotencyDefaults),
     /** Opt-in operator's console for admin keys (README "Console"); absent, nothing is served there. */
     console: consoleOption.optional(),

@@ -10,7 +10,7 @@ import { consoleAssets, readConsoleAsset } from './console-assets.js';
 import { cookieOf, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './console-cookies.js';
 import { CONSOLE_HEADERS, consolePage } from './console-page.js';
 import { ConsoleSessions, tokensMatch, type ConsoleSession } from './console-sessions.js';
-import { LEDGER_PAGE_SIZE, MAX_LEDGER_PAGE, orgActivity, recentLedger } from './org-activity.js';
+import { firstDayOf, LEDGER_PAGE_SIZE, MAX_LEDGER_PAGE, orgActivity, recentLedger } from './org-activity.js';
 
 /** What the console uses of the gateway: the same admin operations as `gate.admin` and `tollgate admin`. */
 export interface ConsoleDependencies {
@@ -189,7 +189,8 @@ export class OperatorConsole {
     const text = call.query.get('page') ?? '0';
     const page = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
     if (!(page <= MAX_LEDGER_PAGE)) throw new ServiceError('invalid_request', `page is a whole number from 0 to ${MAX_LEDGER_PAGE} (got "${text.slice(0, 20)}")`);
-    const { rows, hasOlder } = await recentLedger(this.deps.ledgerDir, call.org, page);
+    // The charts' days, no further back: a page never reads more history than the overview does.
+    const { rows, hasOlder } = await recentLedger(this.deps.ledgerDir, call.org, page, firstDayOf(this.deps.clock.now(), DAYS_CHARTED));
     sendJson(call.res, 200, { page, pageSize: LEDGER_PAGE_SIZE, rows, hasOlder: hasOlder && page < MAX_LEDGER_PAGE }, CONSOLE_HEADERS);
   }
 
@@ -204,7 +205,7 @@ export class OperatorConsole {
     const { keyId } = await this.#body(call);
     // Any id a key can have: a configured `id` is any non-empty string (the console lists it with its Revoke button).
     if (typeof keyId !== 'string' || keyId === '') throw new ServiceError('invalid_request', 'keyId is the id of a key of this organization');
-    const record = (await this.deps.keys()).records().find((candidate) => candidate.keyId === keyId);
+    const record = (await this.deps.keys()).byId(keyId);
     if (!record) throw new ServiceError('invalid_request', `No key has the id "${keyId.slice(0, 100)}"; nothing was changed`);
     if (record.org !== call.org) throw new ServiceError('forbidden', `The key "${keyId.slice(0, 100)}" belongs to another organization; nothing was changed`);
     const revoked = await (await this.deps.admin()).revokeKey(keyId);

@@ -1,5 +1,5 @@
 import { microsToUsd } from '../policy/index.js';
-import { ledgerFiles, readLedger, readLedgerFile, type LedgerLine } from '../store/index.js';
+import { ledgerFileReaches, ledgerFiles, readLedger, readLedgerFile, type LedgerLine } from '../store/index.js';
 
 /** One bar of a chart: a day, an alias or a key, with what it spent and used. */
 export interface ActivityBar {
@@ -52,7 +52,7 @@ interface Sum {
  * const { days } = await orgActivity('data/state.json.ledger', 'acme', Date.now(), 30);
  */
 export async function orgActivity(dir: string | undefined, org: string, now: number, days: number): Promise<OrgActivity> {
-  const firstDay = Math.floor(now / DAY) * DAY - (days - 1) * DAY;
+  const firstDay = firstDayOf(now, days);
   const byDay = new Map<string, Sum>();
   for (let day = 0; day < days; day++) byDay.set(new Date(firstDay + day * DAY).toISOString().slice(0, 10), emptySum());
   const byAlias = new Map<string, Sum>();
@@ -72,20 +72,28 @@ export async function orgActivity(dir: string | undefined, org: string, now: num
   return { days: bars(byDay), byAlias: bars(byAlias), byKey: bars(byKey) };
 }
 
+/** The first instant of the last `days` UTC days, today included: what the charts sum, and the ledger pages reach. */
+export function firstDayOf(now: number, days: number): number {
+  return Math.floor(now / DAY) * DAY - (days - 1) * DAY;
+}
+
 /**
- * One page of the organization's ledger, newest first (page 0 is the newest `LEDGER_PAGE_SIZE` lines), and
- * whether an older page exists. Reads the files from the newest back, only as many as the page needs (not
- * months of files for one page), keeping only the newest (page + 1) × page size + 1 lines.
+ * One page of the organization's ledger since `from`, newest first (page 0 is the newest `LEDGER_PAGE_SIZE`
+ * lines), and whether an older page exists. Reads the files from the newest back, only as many as the page needs
+ * and none that ended before `from`, keeping only the newest (page + 1) × page size + 1 lines. Without `from`, an
+ * organization with fewer settlements than the page read every file of every organization's history, however
+ * old: a page cost grew with the installation's age.
  */
-export async function recentLedger(dir: string | undefined, org: string, page: number): Promise<{ rows: LedgerRow[]; hasOlder: boolean }> {
+export async function recentLedger(dir: string | undefined, org: string, page: number, from: number): Promise<{ rows: LedgerRow[]; hasOlder: boolean }> {
   if (dir === undefined) return { rows: [], hasOlder: false };
   const keep = (page + 1) * LEDGER_PAGE_SIZE + 1;
   const newest: LedgerLine[] = [];
   const names = await ledgerFiles(dir);
-  for (let i = names.length - 1; i >= 0 && newest.length < keep; i--) {
+  for (let i = names.length - 1; i >= 0 && newest.length < keep && ledgerFileReaches(names, i, from); i--) {
     // The newest lines of this file that still fit, in file order.
     const tail: LedgerLine[] = [];
     for await (const line of readLedgerFile(dir, names[i]!, org)) {
+      if (line.at < from) continue;
       tail.push(line);
       if (tail.length > keep - newest.length) tail.shift();
     }

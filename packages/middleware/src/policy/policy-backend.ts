@@ -73,7 +73,10 @@ export interface PolicyBackend<Ticket, Pending extends { id: string } = { id: st
    * when nothing had to be waited for (in process, no ledger file).
    */
   settle(ticket: Admitted<Ticket>, request: AdmissionRequest, usage: Usage, route: string | undefined, unsent: (pending: Pending) => Promise<void>): Soon<number | undefined>;
-  /** A remote admission that failed or passed the deadline may still have run: release what it may hold. */
+  /**
+   * A remote admission that failed or passed the deadline may still have run: release what it may hold. A release
+   * storage did not take goes to `unsent`, which keeps it in memory, bounded (it charges nothing: settlement-retry.ts).
+   */
   abandon(attempt: string, request: AdmissionRequest, error: unknown, unsent: (pending: Pending) => Promise<void>): void;
   readonly retries?: SettlementRetries<Pending>;
   readonly idempotency: IdempotencyStore;

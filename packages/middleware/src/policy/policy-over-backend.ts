@@ -23,6 +23,7 @@ const NEVER_DEFERRED = async (): Promise<void> => undefined;
 export class PolicyOverBackend<Ticket, Pending extends { id: string }> implements Policy {
   readonly #retry: SettlementRetry<Pending> | undefined;
   readonly #unsent: (pending: Pending) => Promise<void>;
+  readonly #unsentRelease: (pending: Pending) => Promise<void>;
 
   constructor(
     private readonly backend: PolicyBackend<Ticket, Pending>,
@@ -30,6 +31,7 @@ export class PolicyOverBackend<Ticket, Pending extends { id: string }> implement
   ) {
     this.#retry = backend.retries ? new SettlementRetry(backend.retries, context.logger) : undefined;
     this.#unsent = this.#retry?.defer ?? NEVER_DEFERRED;
+    this.#unsentRelease = this.#retry?.deferRelease ?? NEVER_DEFERRED;
   }
 
   get idempotency() {
@@ -73,7 +75,7 @@ export class PolicyOverBackend<Ticket, Pending extends { id: string }> implement
       // so a refused request never keeps a concurrency slot until its lease expires. Past the deadline the
       // backend's admission may still be under way (several round trips): the release is sent once it has
       // ended, never before its last command, which would otherwise take the lease after the release.
-      const release = (cause: unknown) => this.backend.abandon(attempt, request, cause, this.#unsent);
+      const release = (cause: unknown) => this.backend.abandon(attempt, request, cause, this.#unsentRelease);
       if (admitting && error instanceof DeadlineExpired) admitting.then(() => release(error), release);
       else release(error);
       throw denials.policyUnavailable(error);

@@ -5,6 +5,6 @@ export { Journal } from './journal.js';
 export type { JournalRecord, LedgerLine } from './journal-record.js';
 export { StoreOwner, StoreInUseError, type StoreRole } from './store-owner.js';
 export { RemoteAdmin } from './remote-admin.js';
-export { LedgerFiles, ledgerFiles, readLedger, readLedgerFile, type LedgerFilesOptions } from './ledger-files.js';
+export { LedgerFiles, ledgerFileReaches, ledgerFiles, readLedger, readLedgerFile, type LedgerFilesOptions } from './ledger-files.js';
 export { ledgerDirectoryOf } from './store-files.js';
 export { StoreDamagedError } from './store-snapshot.js';

@@ -174,12 +174,9 @@ export async function* readLedger(dir: string, filter: { from?: number; to?: num
   const to = filter.to ?? Infinity;
   const names = await ledgerFiles(dir);
   for (let i = 0; i < names.length; i++) {
-    // A file holds lines appended before the next file was started; a line's `at` is its settlement's
-    // instant, a moment before its append, so files are skipped only with an hour's margin. A file started
-    // after `to` is still read: start-up appends the settlements a kill kept out of the ledger to the file
-    // current then (store-files.ts), however long after their `at`.
-    const nextStart = i + 1 < names.length ? startOf(names[i + 1]!) : Infinity;
-    if (nextStart < from - SKIP_MARGIN) continue;
+    // A file started after `to` is still read: start-up appends the settlements a kill kept out of the ledger to
+    // the file current then (store-files.ts), however long after their `at`.
+    if (!ledgerFileReaches(names, i, from)) continue;
     for await (const { records } of jsonLineChunks(join(dir, names[i]!))) {
       for (const record of records) {
         if (!isSettlement(record) || record.at < from || record.at >= to) continue;
@@ -188,6 +185,16 @@ export async function* readLedger(dir: string, filter: { from?: number; to?: num
       }
     }
   }
+}
+
+/**
+ * Whether the `i`-th of `names` (ledgerFiles, oldest first) may hold a line whose `at` is `from` or later. A file
+ * holds lines appended before the next file was started; a line's `at` is its settlement's instant, a moment
+ * before its append, so a file is ruled out only with an hour's margin.
+ */
+export function ledgerFileReaches(names: readonly string[], i: number, from: number): boolean {
+  const nextStart = i + 1 < names.length ? startOf(names[i + 1]!) : Infinity;
+  return nextStart >= from - SKIP_MARGIN;
 }
 
 /** The ledger files of a directory, oldest first (none when it does not exist): for a reader that starts from the newest. */

@@ -15,7 +15,6 @@ import { generateKey, hashKey, KeyRing as KeyRingClass } from '../auth/index.js'
 import { consoleLogger, type Logger } from '../logger.js';
 import { MemoryIdempotencyStore } from '../idempotency/index.js';
 import { emptyKeyState, keyUsageReport, refreshBudget, settleKey, type KeyState } from '../policy/key-rules.js';
-import type { KeyRecord } from '../auth/index.js';
 import type { JournalRecord, LedgerLine } from './journal-record.js';
 import { StoreFiles } from './store-files.js';
 import type { SnapshotState } from './store-snapshot.js';
@@ -44,7 +43,6 @@ export class MemoryPolicyStore implements PolicyState, AdminOperations {
   readonly #revoked = new Set<string>();
   #files: StoreFiles | undefined;
   readonly #keyStates = new Map<string, KeyState>();
-  #keysById = new Map<string, KeyRecord>();
   /** One process: Idempotency-Key records in a bounded LRU map. */
   readonly idempotency: MemoryIdempotencyStore;
 
@@ -147,7 +145,8 @@ export class MemoryPolicyStore implements PolicyState, AdminOperations {
 
   async revokeKey(keyOrId: string): Promise<boolean> {
     checkKeyToRevoke(keyOrId);
-    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId));
+    // Looked up, not scanned: a scan hashed the argument once per key (20,000 keys: ~5 ms a revocation).
+    const record = this.keys.byId(keyOrId) ?? this.keys.find(keyOrId) ?? this.keys.find(hashKey(keyOrId));
     if (!record) return false;
     await this.#record({ t: 'revoke', at: this.clock.now(), keyId: record.keyId });
     return true;
@@ -177,19 +176,12 @@ export class MemoryPolicyStore implements PolicyState, AdminOperations {
     const now = this.clock.now();
     const report: Record<string, KeyUsageReport> = {};
     for (const [keyId, state] of this.#keyStates) {
-      const key = this.#keyById().get(keyId);
+      const key = this.keys.byId(keyId);
       if (key?.org !== org) continue;
       refreshBudget(state, key, now);
       report[keyId] = keyUsageReport(key, state);
     }
     return report;
-  }
-
-  /** Keys by id, rebuilt when keys were added (created keys; configured ids once assigned). */
-  #keyById(): Map<string, KeyRecord> {
-    const records = this.keys.records();
-    if (this.#keysById.size !== records.length) this.#keysById = new Map(records.map((record) => [record.keyId, record]));
-    return this.#keysById;
   }
 
   async #record(record: JournalRecord): Promise<void> {
@@ -248,7 +240,7 @@ export class MemoryPolicyStore implements PolicyState, AdminOperations {
         // The key's totals and its budget period's spend, replayed at the line's own instant.
         if (record.keyId) {
           const keyState = this.keyState(record.keyId);
-          refreshBudget(keyState, this.#keyById().get(record.keyId) ?? {}, record.at);
+          refreshBudget(keyState, this.keys.byId(record.keyId) ?? {}, record.at);
           settleKey(keyState, undefined, { inputTokens: record.in, outputTokens: record.out }, record.cost);
         }
         return;

@@ -40,6 +40,12 @@ export function idempotencyKey(prefix: string, org: string, keyHash: string): st
   return `${prefix}{${org}}:idem:${keyHash}`;
 }
 
+/** The index of an organization's kept idempotency answers and their sizes, which bound them (redis-idempotency-store.ts). */
+export function idempotencyIndexKeys(prefix: string, org: string): { index: string; sizes: string } {
+  const base = `${prefix}{${org}}:`;
+  return { index: `${base}idem-index`, sizes: `${base}idem-sizes` };
+}
+
 /**
  * Every key of an organization carries the `{org}` hash tag, so all of them hash to one Cluster slot and
  * one script may touch them together (Redis Cluster refuses a script whose keys span slots). The tag is

@@ -71,7 +71,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     private readonly logger: Pick<Logger, 'error'>,
     private readonly connection: RedisConnection,
   ) {
-    this.idempotency = new RedisIdempotencyStore(redis, prefix, longestRequestMs(config.relay));
+    this.idempotency = new RedisIdempotencyStore(redis, prefix, { ...config.idempotency, runningTtlMs: longestRequestMs(config.relay) });
   }
 
   static async connect(options: { config: ResolvedConfig; keys: KeyRing; clock: Clock; baseDir: string; logger?: Pick<Logger, 'error'> }): Promise<RedisPolicyStore> {
@@ -295,7 +295,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   /** Revokes a configured key or one created on any instance, by key, SHA-256 or key id. */
   async revokeKey(keyOrId: string): Promise<boolean> {
     checkKeyToRevoke(keyOrId);
-    const record = this.keys.records().find((r) => r.keyId === keyOrId || r.sha256 === keyOrId || r.sha256 === hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
+    const record = this.keys.byId(keyOrId) ?? this.keys.find(keyOrId) ?? this.keys.find(hashKey(keyOrId)) ?? (await this.#findStoredKey(keyOrId));
     if (!record) return false;
     // In the key's organization's slot, where admission reads it; then told to every instance.
     await this.redis.sadd(this.#orgKeys(record.org).revoked, record.keyId);

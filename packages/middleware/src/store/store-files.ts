@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { Journal } from './journal.js';
 import { journalEvents } from './journal-events.js';
 import type { JournalRecord, LedgerLine } from './journal-record.js';
-import { readJsonLines } from './json-lines-reader.js';
+import { jsonLineChunks, readJsonLines } from './json-lines-reader.js';
 import { archivedLedgerFileName, LedgerFiles } from './ledger-files.js';
 import { ensurePrivateDirectory, removeTemporaryFiles, syncDirectory, writeFileAtomic } from '../files/index.js';
 import { parseSnapshot, serializeSnapshot, StoreDamagedError, storeFileKind, type SnapshotState } from './store-snapshot.js';
@@ -18,6 +18,8 @@ export interface StoreFilesOptions {
   snapshotAfterBytes?: number | undefined;
   /** Largest ledger file. */
   ledgerFileBytes?: number | undefined;
+  /** Refused ledger lines held in memory before they are read back from the journal instead; 100,000 by default. */
+  ledgerBacklog?: number | undefined;
   logger: Pick<Logger, 'error'> & Partial<Pick<Logger, 'info'>>;
 }
 
@@ -67,12 +69,26 @@ export class StoreFiles {
   /**
    * A ledger write failed: its lines and the later ones wait in order (they are in the journal already, and no
    * snapshot drops the journal meanwhile) and are written again every second, so a disk that comes back catches
-   * up by itself. Past LEDGER_BACKLOG waiting lines the store gives up until a restart, which appends them.
+   * up by itself. Past LEDGER_BACKLOG waiting lines none is held in memory any more (#ledgerGaveUp): every second
+   * the ledger is given what it lacks read back from the journal files, streamed, as a start-up does.
    */
   #ledgerBehind = false;
   #ledgerGaveUp = false;
   #ledgerRetry: NodeJS.Timeout | undefined;
+  /** The id of the last settlement the ledger files took (undefined: none yet): a catch-up starts after it. */
+  #lastLedgered: string | undefined;
+  /** While given up: the newest settlement left out of the ledger (every one after #lastLedgered was). */
+  #lastDropped: string | undefined;
+  #catchingUp: Promise<void> | undefined;
+  /** Whether #lastLedgered is in the journal files, once searched: attempts while the ledger stays refused skip the search. */
+  #searched: { id: string | undefined; found: boolean } | undefined;
   #adminInFlight = 0;
+  /**
+   * Set while a snapshot that is due waits for the admin changes in flight to be applied (one captured between its
+   * journal line and its application would be lost with the journal): new ones wait for it. Without it, admin
+   * changes that kept overlapping (two callers in a loop) put every snapshot off, and the journal grew with them.
+   */
+  #adminHold: { released: Promise<void>; release: () => void } | undefined;
   #compacting: Promise<void> | undefined;
   #closed = false;
 
@@ -82,9 +98,11 @@ export class StoreFiles {
     private readonly ledger: LedgerFiles,
     journal: Journal<JournalRecord>,
     generation: number,
+    lastLedgered: string | undefined,
   ) {
     this.#journal = journal;
     this.#generation = generation;
+    this.#lastLedgered = lastLedgered;
   }
 
   static async open(options: StoreFilesOptions, state: DurableState): Promise<StoreFiles> {
@@ -104,8 +122,12 @@ export class StoreFiles {
       first = await migrate(options, state, ledgerDir);
     }
 
+    const ledger = await LedgerFiles.open({ dir: ledgerDir, clock: options.clock, maxBytes: options.ledgerFileBytes });
+    // Settlements fsynced in the journal whose ledger write a kill interrupted: the ledger holds a prefix, so those
+    // after its last line (all, if that line is not in the journal), counted while the journal is replayed.
+    let lastLedgered = ledger.lastLine?.id;
+    let missing = 0;
     const generations = await journalGenerations(file);
-    const tail: LedgerLine[] = [];
     for (const generation of generations) {
       const path = journalPath(file, generation);
       if (generation < first) {
@@ -115,27 +137,24 @@ export class StoreFiles {
       const { completeBytes, size } = await readJsonLines(path, (records) => {
         for (const record of records as JournalRecord[]) {
           state.apply(record);
-          if (record.t === 'settle') tail.push(record);
+          if (record.t !== 'settle') continue;
+          missing = record.id === lastLedgered ? 0 : missing + 1;
         }
       });
       if (completeBytes < size) await truncate(path, completeBytes); // a torn last line, never acknowledged
     }
     const current = Math.max(first, ...generations);
     const bytes = await stat(journalPath(file, current)).then((s) => s.size, () => 0);
+    if (missing > 0) await appendMissingFromJournal(ledger, file, lastLedgered, undefined, (id) => (lastLedgered = id));
 
-    const ledger = await LedgerFiles.open({ dir: ledgerDir, clock: options.clock, maxBytes: options.ledgerFileBytes });
-    // Settlements fsynced in the journal whose ledger write a kill interrupted: the ledger holds a prefix.
-    const last = ledger.lastLine ? tail.findIndex((line) => line.id === ledger.lastLine!.id) : -1;
-    const missing = tail.slice(last + 1);
-    if (missing.length > 0) await ledger.append(missing);
-
-    const files = new StoreFiles({ ...options, snapshotAfterBytes }, state, ledger, Journal.forAppend(journalPath(file, current), bytes, bytes === 0), current);
+    const files = new StoreFiles({ ...options, snapshotAfterBytes }, state, ledger, Journal.forAppend(journalPath(file, current), bytes, bytes === 0), current, lastLedgered);
     files.#compactIfDue();
     return files;
   }
 
   /** An admin change (opening balance, top-up, payment method, key, revocation): durable, then applied. */
   async record(record: JournalRecord): Promise<void> {
+    while (this.#adminHold) await this.#adminHold.released;
     this.#adminInFlight++;
     try {
       await this.#journal.append(record);
@@ -162,7 +181,9 @@ export class StoreFiles {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#releaseAdmin();
     clearTimeout(this.#ledgerRetry);
+    await this.#catchingUp;
     await this.#compacting;
     await this.#lastSettlement;
     await this.#journal.close();
@@ -173,8 +194,8 @@ export class StoreFiles {
   #sendToLedger(line: LedgerLine): Promise<void> {
     if (this.#ledgerBehind) {
       // In the journal already: acknowledged now, written behind the refused lines when the ledger takes them.
-      if (this.#ledgerGaveUp) return Promise.resolve();
-      if (this.#toLedger.length >= LEDGER_BACKLOG) this.#giveUpOnLedger();
+      if (this.#ledgerGaveUp) this.#lastDropped = line.id;
+      else if (this.#toLedger.length >= (this.options.ledgerBacklog ?? LEDGER_BACKLOG)) this.#giveUpOnLedger(line.id);
       else this.#toLedger.push({ line, done: NOTHING });
       return Promise.resolve();
     }
@@ -192,14 +213,16 @@ export class StoreFiles {
         (error: unknown) => error,
       );
       if (refused === undefined) {
+        this.#lastLedgered = batch.at(-1)!.line.id;
         for (const waiter of batch) waiter.done();
       } else {
         if (!this.#ledgerBehind) this.options.logger.error(`ledger: could not write ${batch.length} settlement(s) to the ledger files (first ${JSON.stringify(batch[0]!.line)}); they are charged and in the journal, and are written again every second (the next start writes them if the ledger stays refused; until then the journal is kept whole)`, refused);
         // Behind before anyone hears of it: a snapshot waiting on these settlements must not drop the journal.
         this.#ledgerBehind = true;
         for (const waiter of batch) waiter.done();
-        // Ahead of the later lines, so the ledger stays a prefix of the journal's settlements (start-up's repair).
-        this.#toLedger.unshift(...batch.map((waiter) => ({ line: waiter.line, done: NOTHING })));
+        // Ahead of the later lines, so the ledger stays a prefix of the journal's settlements (start-up's repair);
+        // given up meanwhile, the catch-up reads them back from the journal with the others.
+        if (!this.#ledgerGaveUp) this.#toLedger.unshift(...batch.map((waiter) => ({ line: waiter.line, done: NOTHING })));
         this.#ledgerDraining = undefined;
         if (!this.#closed && !this.#ledgerGaveUp) {
           this.#ledgerRetry = setTimeout(() => (this.#ledgerDraining ??= this.#drainToLedger()), LEDGER_RETRY_MS);
@@ -209,26 +232,89 @@ export class StoreFiles {
       }
     }
     this.#ledgerDraining = undefined;
-    if (this.#ledgerBehind && !this.#ledgerGaveUp) {
-      this.#ledgerBehind = false;
-      this.options.logger.info?.('ledger: the ledger files took the settlements they had refused; writing as usual again');
-      this.#compactIfDue();
-    }
+    if (this.#ledgerBehind && !this.#ledgerGaveUp) this.#ledgerCaughtUp();
   }
 
-  /** Too many lines waited for a ledger that keeps refusing them: they stay in the journal for the next start. */
-  #giveUpOnLedger(): void {
+  #ledgerCaughtUp(): void {
+    this.#ledgerBehind = false;
+    this.options.logger.info?.('ledger: the ledger files took the settlements they had refused; writing as usual again');
+    this.#compactIfDue();
+  }
+
+  /** Too many lines waited for a ledger that keeps refusing them: they are read back from the journal instead. */
+  #giveUpOnLedger(lastDropped: string): void {
     this.#ledgerGaveUp = true;
+    this.#lastDropped = lastDropped;
     this.#toLedger.length = 0;
     clearTimeout(this.#ledgerRetry);
-    this.options.logger.error(`ledger: ${LEDGER_BACKLOG} settlements wait for ledger files that keep refusing them; they stay in the journal, and the next start writes them to the ledger`);
+    // During a catch-up (the backlog filled while it read): it goes on to the new last line itself.
+    if (this.#catchingUp) return;
+    this.options.logger.error(`ledger: ${this.options.ledgerBacklog ?? LEDGER_BACKLOG} settlements wait for ledger files that keep refusing them; they stay in the journal, from which they are written to the ledger once it takes them again`);
+    this.#scheduleCatchUp();
+  }
+
+  #scheduleCatchUp(): void {
+    if (this.#closed) return;
+    this.#ledgerRetry = setTimeout(() => (this.#catchingUp ??= this.#catchUp().finally(() => (this.#catchingUp = undefined))), LEDGER_RETRY_MS);
+    this.#ledgerRetry.unref();
+  }
+
+  /**
+   * Given up: the ledger is given the settlements it lacks from the journal files (streamed, in order, so memory
+   * holds a batch, not the backlog), up to the last one left out; those settled meanwhile queue behind as usual,
+   * and once they are written too the ledger is back (#drainToLedger). Still refused: tried again in a second.
+   */
+  async #catchUp(): Promise<void> {
+    await this.#ledgerDraining;
+    while (this.#ledgerGaveUp && !this.#closed) {
+      const through = this.#lastDropped!;
+      // Settlements from here on queue in #toLedger, behind the ones read back.
+      this.#ledgerGaveUp = false;
+      try {
+        const after = this.#lastLedgered;
+        const searched = this.#searched;
+        const known = searched !== undefined && searched.id === after ? searched.found : undefined;
+        await appendMissingFromJournal(this.ledger, this.options.file, after, through, (id) => (this.#lastLedgered = id), known, (found) => (this.#searched = { id: after, found }));
+      } catch {
+        // Left out again, with those queued meanwhile, unless the queue filled while this read (then it is so already).
+        if (!this.#ledgerGaveUp) {
+          this.#ledgerGaveUp = true;
+          this.#lastDropped = this.#toLedger.at(-1)?.line.id ?? through;
+          this.#toLedger.length = 0;
+        }
+        this.#scheduleCatchUp();
+        return;
+      }
+      // The queue may have filled while this read: #ledgerGaveUp is set again, #lastDropped moved on; go on to it.
+    }
+    if (this.#closed) return;
+    // (Not `??= #drainToLedger()` with nothing queued: it would end before the assignment, which then stays.)
+    if (this.#toLedger.length > 0) this.#ledgerDraining ??= this.#drainToLedger();
+    else this.#ledgerCaughtUp();
   }
 
   #compactIfDue(): void {
-    if (this.#journal.bytes < this.options.snapshotAfterBytes || this.#compacting || this.#adminInFlight > 0 || this.#ledgerBehind || this.#closed) return;
+    if (this.#journal.bytes < this.options.snapshotAfterBytes || this.#compacting || this.#ledgerBehind || this.#closed) {
+      this.#releaseAdmin();
+      return;
+    }
+    if (this.#adminInFlight > 0) {
+      // Captured once those are applied (the last one's `record` comes back here); later ones wait until then.
+      this.#adminHold ??= hold();
+      return;
+    }
     this.#compacting = this.#compact()
       .catch((error: unknown) => this.options.logger.error('store: could not write a snapshot; the journal is kept and a later one is tried', error))
       .finally(() => (this.#compacting = undefined));
+    // #compact captured the state and opened the next generation before its first await: admin changes may go on.
+    this.#releaseAdmin();
+  }
+
+  #releaseAdmin(): void {
+    const held = this.#adminHold;
+    if (held === undefined) return;
+    this.#adminHold = undefined;
+    held.release();
   }
 
   /**
@@ -261,9 +347,72 @@ export class StoreFiles {
   }
 }
 
+function hold(): { released: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return { released, release };
+}
+
 /** How often refused ledger lines are written again, and how many may wait (~300 bytes each in memory). */
 const LEDGER_RETRY_MS = 1_000;
 const LEDGER_BACKLOG = 100_000;
+/** Settlements read back from the journal are written to the ledger this many at a time. */
+const CATCH_UP_BATCH = 1_000;
+
+/**
+ * Appends to the ledger the journal's settlements after `after` (the ledger's last line), up to `through` (or to
+ * the journal's end): the ledger holds a prefix of the journal's settlements, so what follows its last line is
+ * what it lacks, and if that line is not in the journal (an earlier generation, replaced by the snapshot), every
+ * settlement in the journal is. Streamed in two passes (find `after`, then write), in batches, each reported to
+ * `written` with the id of the settlement the ledger now ends with (a failure after some leaves those written).
+ */
+async function appendMissingFromJournal(
+  ledger: LedgerFiles,
+  file: string,
+  after: string | undefined,
+  through: string | undefined,
+  written: (lastId: string) => void,
+  /** Whether `after` is in the journal, if a search already told (the journal only grows while the ledger is behind). */
+  known?: boolean,
+  searched?: (found: boolean) => void,
+): Promise<void> {
+  const paths = (await journalGenerations(file)).map((generation) => journalPath(file, generation));
+  let found = known ?? false;
+  if (known === undefined && after !== undefined) {
+    search: for (const path of paths) {
+      for await (const { records } of jsonLineChunks(path)) {
+        if ((records as JournalRecord[]).some((record) => record.t === 'settle' && record.id === after)) {
+          found = true;
+          break search;
+        }
+      }
+    }
+  }
+  searched?.(found);
+  let writing = !found;
+  let batch: LedgerLine[] = [];
+  const write = async () => {
+    if (batch.length === 0) return;
+    await ledger.append(batch);
+    written(batch.at(-1)!.id);
+    batch = [];
+  };
+  for (const path of paths) {
+    for await (const { records } of jsonLineChunks(path)) {
+      for (const record of records as JournalRecord[]) {
+        if (record.t !== 'settle') continue;
+        if (!writing) {
+          writing = record.id === after;
+          continue;
+        }
+        batch.push(record);
+        if (record.id === through) return write();
+        if (batch.length >= CATCH_UP_BATCH) await write();
+      }
+    }
+  }
+  await write();
+}
 const NOTHING = (): void => undefined;
 
 /** The ledger directory of a memory store file. */
