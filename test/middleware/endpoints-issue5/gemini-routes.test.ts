@@ -64,7 +64,8 @@ describe('Gemini routes for chat completions and messages clients', () => {
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('x-service-dropped-params'), 'logit_bias,logprobs');
     assert.equal(response.headers.get('x-service-clamped-params'), 'n=9>8');
-    assert.deepEqual((stack.gemini.requests.at(-1)!.body as { generationConfig: unknown }).generationConfig, { temperature: 1.9, candidateCount: 8 });
+    // No max_tokens from the client: the alias's budget (its maxOutputTokens), which the reservation holds, is sent.
+    assert.deepEqual((stack.gemini.requests.at(-1)!.body as { generationConfig: unknown }).generationConfig, { temperature: 1.9, candidateCount: 8, maxOutputTokens: 65_536 });
   });
 
   it('never adds a finish_reason to a failed stream of the model named gemini (DESIGN does better than contract §6.1 rule 4)', async () => {

@@ -68,4 +68,27 @@ describe('reservations hold the worst case the provider may really produce', fun
     const usage = await gateway.gate.admin.usage('acme');
     assert.ok(answer.status === 402 || usage.wallet >= 0, `status ${answer.status}, cost header ${answer.headers.get('x-service-cost-usd')}, wallet ended at ${usage.wallet}`);
   });
+  it('a Responses client that sets no output limit on an OpenAI route: the alias\'s budget is sent, so the provider\'s own default (its maximum) cannot take the wallet below 0', async () => {
+    // OpenAI-like Responses: without max_output_tokens it writes its own default, 50 tokens (50 USD here).
+    const responses = await startScripted((_req, res, body) => {
+      const each = Math.min(50, body.max_output_tokens ?? 50);
+      sendJson(res, 200, { id: 'resp_1', object: 'response', status: 'completed', model: body.model, output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: words(each), annotations: [] }] }], usage: { input_tokens: 3, output_tokens: each, total_tokens: 3 + each } });
+    });
+    closers.push(() => responses.close());
+    const gateway = await startGateway({
+      defaultCatalog: false,
+      keys: [{ key: KEY, org: 'acme' }],
+      organizations: { acme: { wallet: 10, overdraft: 0 } },
+      // responsesApi: Responses relayed natively, as to OpenAI itself (an OpenAI-compatible server gets it through chat).
+      providers: { openai: { kind: 'openai', baseUrl: responses.baseUrl, apiKey: 'sk-x', retryBaseMs: 1, responsesApi: true } },
+      // 1 USD per output token; the alias's budget, 8 tokens, is what a request without a limit reserves.
+      models: { dollar: { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 0, output: 1_000_000 }, maxOutputTokens: 8 } },
+    });
+    closers.push(() => gateway.close());
+    const answer = await fetch(`${gateway.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify({ model: 'dollar', input: 'hi' }) });
+    assert.equal(answer.status, 200);
+    assert.equal(responses.bodies.at(-1).max_output_tokens, 8);
+    assert.equal(answer.headers.get('x-service-cost-usd'), '8.000000');
+    assert.equal((await gateway.gate.admin.usage('acme')).wallet, 2);
+  });
 });

@@ -38,7 +38,10 @@ export interface RouteTarget {
   provider: ProviderConfig;
   model: string;
   alias: string;
-  /** Output budget when the client gave none and the provider requires one (Anthropic). */
+  /**
+   * Output budget when the client gave none: what its reservation holds (README "Reservations"), sent upstream by
+   * every route but chat completions on OpenAI-kind ones (README: the field to send needs a per-provider choice).
+   */
   defaultMaxTokens: number;
   /** The route's calls prepared once, when its plan was built (routing/route-plans.ts); absent, each call prepares its own. */
   calls?: { json: PrepareCall; stream: PrepareCall };

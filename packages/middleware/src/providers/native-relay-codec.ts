@@ -1,4 +1,4 @@
-import type { Codec, SeenUsage, StreamTranslator } from './codec.js';
+import type { Codec, RouteTarget, SeenUsage, StreamTranslator } from './codec.js';
 import type { ParamTable } from '../adapt/index.js';
 import type { EventShape } from './decode-event.js';
 import { checkAnswer } from './upstream-answers.js';
@@ -26,7 +26,7 @@ export function nativeRelayCodec<Usage>(relay: NativeRelay<Usage>): Codec {
     params: relay.params,
     outputLimitFields: relay.outputLimitFields,
     upstreamPath: () => relay.upstreamPath,
-    request: (body, target) => ({ ...body, model: target.model }),
+    request: (body, target) => withOutputBudget(body, relay.outputLimitFields, target),
     response(upstream, target) {
       checkAnswer(upstream, relay.answer);
       const answer = { ...(upstream as { usage?: Usage }), model: target.alias };
@@ -34,4 +34,18 @@ export function nativeRelayCodec<Usage>(relay: NativeRelay<Usage>): Codec {
     },
     stream: (target) => relay.stream(target.alias),
   };
+}
+
+/**
+ * The client's body for the provider's model, with the output budget its reservation holds (README "Reservations")
+ * when the client set none, so the provider's own default (the model's maximum, for OpenAI's Responses) cannot take a
+ * wallet past its overdraft. The budget's key before the spread: one hidden class for every such body (README's
+ * performance rule); a `null` the client sent is then overridden in place.
+ */
+function withOutputBudget(body: Record<string, unknown>, fields: readonly string[], target: RouteTarget): Record<string, unknown> {
+  const [field] = fields;
+  if (field === undefined || fields.some((name) => typeof body[name] === 'number')) return { ...body, model: target.model };
+  const upstream: Record<string, unknown> = { [field]: target.defaultMaxTokens, ...body, model: target.model };
+  upstream[field] = target.defaultMaxTokens;
+  return upstream;
 }

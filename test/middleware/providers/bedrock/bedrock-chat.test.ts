@@ -107,7 +107,8 @@ describe('Bedrock routes for chat completions clients (Converse / ConverseStream
     assert.equal(response.status, 200);
     assert.equal(response.headers.get('x-service-dropped-params'), 'seed,logit_bias');
     assert.equal(response.headers.get('x-service-clamped-params'), 'temperature=1.5>1,n=2>1');
-    assert.deepEqual((stack.bedrock.requests.at(-1)!.body as { inferenceConfig: unknown }).inferenceConfig, { temperature: 1 });
+    // No max_tokens from the client: the alias's budget (its maxOutputTokens), which the reservation holds, is sent.
+    assert.deepEqual((stack.bedrock.requests.at(-1)!.body as { inferenceConfig: unknown }).inferenceConfig, { temperature: 1, maxTokens: 8_192 });
   });
 
   it('relays a Bedrock ValidationException as 400 api_error with its message, not retried', async () => {

@@ -16,7 +16,7 @@ export const bedrockChatCodec: Codec = {
   params: bedrockParamsForChatClients,
   outputLimitFields: ['max_tokens', 'max_completion_tokens'],
   upstreamPath: bedrockPath,
-  request: (body) => chatToConverseRequest(body as ChatRequest),
+  request: (body, target) => chatToConverseRequest(body as ChatRequest, target.defaultMaxTokens),
   response: chatAnswerOf,
   stream: (target, clientBody) => new BedrockChatTranslator(target.alias, (clientBody.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true),
 };

@@ -17,7 +17,7 @@ const noParameters = { type: 'object', properties: {} };
  * chatToConverseRequest({ model: 'claude', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 64 })
  * // → { messages: [{ role: 'user', content: [{ text: 'Hi' }] }], inferenceConfig: { maxTokens: 64 } }
  */
-export function chatToConverseRequest(chat: ChatRequest): ConverseRequest {
+export function chatToConverseRequest(chat: ChatRequest, defaultMaxTokens?: number): ConverseRequest {
   const system = chat.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).filter(Boolean);
   const messages: ConverseMessage[] = [];
   for (const message of chat.messages) {
@@ -29,7 +29,7 @@ export function chatToConverseRequest(chat: ChatRequest): ConverseRequest {
   }
   const request: ConverseRequest = { messages };
   if (system.length > 0) request.system = system.map((text) => ({ text }));
-  const inferenceConfig = inferenceConfigOf(chat);
+  const inferenceConfig = inferenceConfigOf(chat, defaultMaxTokens);
   if (inferenceConfig) request.inferenceConfig = inferenceConfig;
   const toolConfig = toolConfigOf(chat);
   if (toolConfig) request.toolConfig = toolConfig;
@@ -75,9 +75,13 @@ function parseArguments(text: string): unknown {
   throw new ServiceError('invalid_request', 'tool_calls[].function.arguments must be a JSON object', { param: 'messages' });
 }
 
-function inferenceConfigOf(chat: ChatRequest): ConverseRequest['inferenceConfig'] {
+/**
+ * `defaultMaxTokens`: the output budget when the client set none, which its reservation holds (README "Reservations"):
+ * sent, so the model's own default cannot take a wallet past its overdraft.
+ */
+function inferenceConfigOf(chat: ChatRequest, defaultMaxTokens: number | undefined): ConverseRequest['inferenceConfig'] {
   const config: NonNullable<ConverseRequest['inferenceConfig']> = {};
-  const maxTokens = chat.max_completion_tokens ?? chat.max_tokens;
+  const maxTokens = chat.max_completion_tokens ?? chat.max_tokens ?? defaultMaxTokens;
   if (typeof maxTokens === 'number') config.maxTokens = maxTokens;
   if (typeof chat.temperature === 'number') config.temperature = chat.temperature;
   if (typeof chat.top_p === 'number') config.topP = chat.top_p;

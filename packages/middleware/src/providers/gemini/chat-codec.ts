@@ -16,7 +16,7 @@ export const geminiChatCodec: Codec = {
   params: geminiParamsForChatClients,
   outputLimitFields: ['max_tokens', 'max_completion_tokens'],
   upstreamPath: geminiGeneratePath,
-  request: (body) => chatToGeminiRequest(body as ChatRequest),
+  request: (body, target) => chatToGeminiRequest(body as ChatRequest, target.defaultMaxTokens),
   response(upstream, target) {
     // A 2xx body that is not a generateContent answer (an error object, `{}`) is an unreadable answer: retried,
     // then 502 (usageCheckedCodec), never an empty answer that looks blocked.

@@ -15,7 +15,7 @@ const unsupportedSchemaKeys = new Set(['$schema', 'additionalProperties', 'stric
  * chatToGeminiRequest({ model: 'gemini', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 64 })
  * // → { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], generationConfig: { maxOutputTokens: 64 } }
  */
-export function chatToGeminiRequest(chat: ChatRequest): GeminiRequest {
+export function chatToGeminiRequest(chat: ChatRequest, defaultMaxTokens?: number): GeminiRequest {
   const system = chat.messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).filter(Boolean);
   const toolNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
@@ -28,7 +28,7 @@ export function chatToGeminiRequest(chat: ChatRequest): GeminiRequest {
     if (last && last.role === content.role) appendAll(last.parts, content.parts);
     else contents.push(content);
   }
-  const request: GeminiRequest = { contents, generationConfig: generationConfig(chat) };
+  const request: GeminiRequest = { contents, generationConfig: generationConfig(chat, defaultMaxTokens) };
   if (system.length > 0) request.systemInstruction = { parts: [{ text: system.join('\n\n') }] };
   const tools = (chat.tools as { type: string; function?: { name: string; description?: string; parameters?: unknown } }[] | undefined) ?? [];
   const declarations = tools.filter((t) => t.type === 'function' && t.function).map((t) => ({
@@ -89,13 +89,17 @@ function parseArgs(text: string): Record<string, unknown> {
   return parsed !== null && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
 }
 
-function generationConfig(chat: ChatRequest): Record<string, unknown> {
+/**
+ * `defaultMaxTokens`: the output budget when the client set none, which its reservation holds (README "Reservations"):
+ * sent, so Gemini's own default (the model's maximum) cannot take a wallet past its overdraft.
+ */
+function generationConfig(chat: ChatRequest, defaultMaxTokens: number | undefined): Record<string, unknown> {
   const stop = typeof chat.stop === 'string' ? [chat.stop] : (chat.stop as string[] | null | undefined);
   const config: Record<string, unknown> = {
     temperature: chat.temperature,
     topP: chat.top_p,
     topK: chat.top_k,
-    maxOutputTokens: chat.max_completion_tokens ?? chat.max_tokens,
+    maxOutputTokens: chat.max_completion_tokens ?? chat.max_tokens ?? defaultMaxTokens,
     stopSequences: stop ?? undefined,
     candidateCount: chat.n,
     presencePenalty: chat.presence_penalty,
