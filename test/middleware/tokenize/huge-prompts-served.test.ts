@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { ConfigInput } from '@tollgate/middleware';
 import { estimateInputTokens } from '../../../packages/middleware/src/tokenize/index.js';
 import { startGateway, type RunningGateway } from '../../support/gateway.js';
+import { longestStallDuring } from '../../support/event-loop-stall.js';
 import { chatCompletion, sendJson, startScripted } from '../../support/scripted-provider.js';
 
 const KEY = 'tg-huge-prompt-key-0123456789abcdef';
@@ -36,27 +37,6 @@ function randomWords(seed: number, words: number, wordLength: number, from: numb
 const RANDOM_LETTERS = randomWords(1, 512, 4096 - 1, 0x61, 26, ' ');
 /** 2 MiB (UTF-8) of random CJK characters, in sentences of 1 Ki characters ending with '。'. */
 const RANDOM_CJK = randomWords(2, 683, 1023, 0x4e00, 20_000, '。');
-
-/**
- * The event loop's longest stop while `work` runs, sampled by a 10 ms timer. The gateway is in process, so this is
- * how long every other request (and every stream, every timer) of the process waited.
- */
-async function longestStallDuring<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
-  let last = performance.now();
-  let longest = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 10);
-  try {
-    const result = await work();
-    longest = Math.max(longest, performance.now() - last);
-    return { result, stallMs: Math.round(longest) };
-  } finally {
-    clearInterval(ticker);
-  }
-}
 
 /** Under the ~10 s the old code stopped for; wide, as this machine's timing drifts by a third. */
 const MAX_STALL_MS = 500;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { embeddingInputTokens } from '../../../../packages/middleware/src/tokenize/index.js';
 import { TEST_KEY, startIssue5Stack, type Issue5Stack } from '../../endpoints-issue5/issue5-stack.js';
+import { longestStallDuring } from '../../../support/event-loop-stall.js';
 
 /** Random six-letter words: the tokenizer's slow case (no merge is cached), ~1 MB in two inputs. */
 function randomWords(count: number): string {
@@ -26,21 +27,11 @@ describe('a large embeddings input on a Gemini route', function () {
     const tokens = embeddingInputTokens(input);
     const countedAtOnceMs = performance.now() - started;
 
-    let longestGapMs = 0;
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      longestGapMs = Math.max(longestGapMs, now - last);
-      last = now;
-    }, 2);
-    let answer: { usage: { prompt_tokens: number }; data: unknown[] };
-    try {
+    const { result: answer, stallMs: longestGapMs } = await longestStallDuring(async () => {
       const response = await fetch(`${stack.gateway.url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify({ model: 'gemini-embed', input }) });
       assert.equal(response.status, 200);
-      answer = (await response.json()) as typeof answer;
-    } finally {
-      clearInterval(ticker);
-    }
+      return (await response.json()) as { usage: { prompt_tokens: number }; data: unknown[] };
+    }, 2);
     assert.ok(longestGapMs < countedAtOnceMs / 2, `the event loop stood still for ${longestGapMs.toFixed(0)} ms (counting at once takes ${countedAtOnceMs.toFixed(0)} ms)`);
     assert.equal(answer.data.length, 2);
     assert.equal(answer.usage.prompt_tokens, tokens);
