@@ -61,7 +61,8 @@ describe('parameter adaptation (contract §4.3)', function () {
       const r = await postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'o', messages: user, temperature: null, logit_bias: null }, auth);
       assert.equal(r.status, 200);
       const sent = stack.openai.requests.at(-1)?.body as Record<string, unknown>;
-      assert.deepEqual(Object.keys(sent).sort(), ['messages', 'model']);
+      // max_tokens: the output budget the request reserved, which Tollgate sends when the client set none (README "Reservations").
+      assert.deepEqual(Object.keys(sent).sort(), ['max_tokens', 'messages', 'model']);
       // A null is "not set": nothing was adapted, so neither header (rule 3).
       assert.equal(r.headers.get('x-service-dropped-params'), null);
     } finally {

@@ -16,7 +16,8 @@ describe('a model request body taken as the client sent it', () => {
     const answer = await post('{"messages":[{"content":"hi","role":"user","x_tag":1}],"temperature":0.5,"x_vendor":{"b":1,"a":2},"model":"gpt"}');
     assert.equal(answer.status, 200);
     const sent = stack.openai.requests.at(-1)!.body as Record<string, unknown>;
-    assert.deepEqual(Object.keys(sent), ['messages', 'temperature', 'x_vendor', 'model']);
+    // Then max_tokens: the output budget the request reserved, sent when the client set none (README "Reservations").
+    assert.deepEqual(Object.keys(sent), ['messages', 'temperature', 'x_vendor', 'model', 'max_tokens']);
     assert.deepEqual(Object.keys((sent.messages as object[])[0]!), ['content', 'role', 'x_tag']);
     assert.equal(sent.model, 'gpt-4o');
   });

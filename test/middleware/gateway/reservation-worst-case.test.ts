@@ -91,4 +91,68 @@ describe('reservations hold the worst case the provider may really produce', fun
     assert.equal(answer.headers.get('x-service-cost-usd'), '8.000000');
     assert.equal((await gateway.gate.admin.usage('acme')).wallet, 2);
   });
+
+  /** An OpenAI-like chat server that writes 50 tokens unless told fewer, recording what it was sent. */
+  async function chatServerWithOwnDefault(refuseMaxTokens = false) {
+    const server = await startScripted((_req, res, body) => {
+      // OpenAI's reasoning models refuse the older name, with this error.
+      if (refuseMaxTokens && 'max_tokens' in body) return sendJson(res, 400, { error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } });
+      const each = Math.min(50, body.max_completion_tokens ?? body.max_tokens ?? 50);
+      sendJson(res, 200, chatCompletion([words(each)], { prompt_tokens: 3, completion_tokens: each, total_tokens: 3 + each }));
+    });
+    closers.push(() => server.close());
+    return server;
+  }
+
+  async function gatewayOn(baseUrl: string, provider: Record<string, unknown> = {}) {
+    const gateway = await startGateway({
+      defaultCatalog: false,
+      keys: [{ key: KEY, org: 'acme' }],
+      organizations: { acme: { wallet: 10, overdraft: 0 } },
+      providers: { openai: { kind: 'openai', baseUrl, apiKey: 'sk-x', retryBaseMs: 1, ...provider } },
+      // 1 USD per output token; the alias's budget, 8 tokens, is what a request without a limit reserves.
+      models: { dollar: { routes: [{ provider: 'openai', model: 'o4-mini' }], price: { input: 0, output: 1_000_000 }, maxOutputTokens: 8 } },
+    });
+    closers.push(() => gateway.close());
+    return gateway;
+  }
+
+  it('a chat client that sets no output limit on an OpenAI-compatible server: the alias\'s budget is sent as max_tokens, so the server\'s own default cannot take the wallet below 0', async () => {
+    const server = await chatServerWithOwnDefault();
+    const gateway = await gatewayOn(server.baseUrl);
+    const answer = await chat(gateway.url, { model: 'dollar', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal(answer.status, 200);
+    assert.equal(server.bodies.at(-1).max_tokens, 8);
+    assert.equal(answer.headers.get('x-service-cost-usd'), '8.000000');
+    assert.equal((await gateway.gate.admin.usage('acme')).wallet, 2);
+  });
+
+  it('a chat client that sets no output limit, max_completion_tokens chosen for the provider: the budget is sent in that field alone', async () => {
+    const server = await chatServerWithOwnDefault(true);
+    const gateway = await gatewayOn(server.baseUrl, { outputLimitField: 'max_completion_tokens' });
+    const answer = await chat(gateway.url, { model: 'dollar', messages: [{ role: 'user', content: 'hi' }], max_tokens: null });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(server.bodies.at(-1).max_completion_tokens, 8);
+    assert.equal((await gateway.gate.admin.usage('acme')).wallet, 2);
+  });
+
+  it('an Anthropic Messages client on a reasoning model that refuses max_tokens: its max_tokens is sent as max_completion_tokens and answered', async () => {
+    const server = await chatServerWithOwnDefault(true);
+    const gateway = await gatewayOn(server.baseUrl, { outputLimitField: 'max_completion_tokens' });
+    const answer = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'anthropic-version': '2023-06-01' }, body: JSON.stringify({ model: 'dollar', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }) });
+    const body = (await answer.json()) as any;
+    assert.equal(answer.status, 200, JSON.stringify(body));
+    assert.deepEqual({ max_tokens: server.bodies.at(-1).max_tokens, max_completion_tokens: server.bodies.at(-1).max_completion_tokens }, { max_tokens: undefined, max_completion_tokens: 5 });
+    assert.equal(body.usage.output_tokens, 5);
+    assert.equal((await gateway.gate.admin.usage('acme')).wallet, 5);
+  });
+
+  it('an OpenAI chat client\'s own max_tokens to a reasoning model that refuses it: sent as max_completion_tokens, answered', async () => {
+    const server = await chatServerWithOwnDefault(true);
+    const gateway = await gatewayOn(server.baseUrl, { outputLimitField: 'max_completion_tokens' });
+    const answer = await chat(gateway.url, { model: 'dollar', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(server.bodies.at(-1).max_completion_tokens, 3);
+    assert.equal((await gateway.gate.admin.usage('acme')).wallet, 7);
+  });
 });

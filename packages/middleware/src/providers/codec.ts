@@ -1,7 +1,7 @@
 import type { ParamTable } from '../adapt/index.js';
 import type { ProviderConfig } from './provider-settings.js';
 import type { UsageSeen } from '../translate/index.js';
-import type { PrepareCall } from './provider-definition.js';
+import type { ChatOutputLimitField, PrepareCall } from './provider-definition.js';
 
 /** The client protocols Tollgate serves through the model pipeline (contract §4.2). */
 export type ClientProtocol = 'chat' | 'messages' | 'responses' | 'embeddings';
@@ -38,11 +38,10 @@ export interface RouteTarget {
   provider: ProviderConfig;
   model: string;
   alias: string;
-  /**
-   * Output budget when the client gave none: what its reservation holds (README "Reservations"), sent upstream by
-   * every route but chat completions on OpenAI-kind ones (README: the field to send needs a per-provider choice).
-   */
+  /** Output budget when the client gave none: what its reservation holds (README "Reservations"), sent upstream by every route. */
   defaultMaxTokens: number;
+  /** Where an OpenAI-style chat body sent to this route puts an output budget (ProviderDefinition.chatOutputLimitField). */
+  chatOutputLimitField?: ChatOutputLimitField;
   /** The route's calls prepared once, when its plan was built (routing/route-plans.ts); absent, each call prepares its own. */
   calls?: { json: PrepareCall; stream: PrepareCall };
 }

@@ -88,4 +88,13 @@ export interface ProviderDefinition<Kind extends string = string> {
   native?: { messages?: NativeCodec; responses?: NativeCodec; embeddings?: NativeCodec };
   /** Its own token count endpoint, when it has one. */
   countTokens?: TokenCounter;
+  /**
+   * The chat field its deployment takes an output budget in (`RouteTarget.chatOutputLimitField`), where that
+   * differs between deployments (OpenAI-compatible servers); providers whose chat adapter translates the body
+   * to their own format choose it there.
+   */
+  chatOutputLimitField?(provider: ProviderConfig): ChatOutputLimitField;
 }
+
+/** The two names OpenAI-style chat bodies give the output budget. */
+export type ChatOutputLimitField = 'max_tokens' | 'max_completion_tokens';

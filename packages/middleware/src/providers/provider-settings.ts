@@ -36,6 +36,12 @@ export const providerSettings = z
      * through chat completions). Default: true for OpenAI's own hosts, false for other OpenAI-compatible servers.
      */
     responsesApi: z.boolean().optional(),
+    /**
+     * `openai`: the chat field an output budget goes in when Tollgate sets one (a client that set none, a Messages or
+     * Responses request translated to chat). Default: `max_completion_tokens` for OpenAI's own hosts (its reasoning
+     * models refuse `max_tokens`), `max_tokens` for other OpenAI-compatible servers (not all know the newer field).
+     */
+    outputLimitField: z.enum(['max_tokens', 'max_completion_tokens']).optional(),
     /** Not routable: set by the parser when a `${NAME}` of the provider is unset, or by hand. */
     disabled: z.boolean().optional(),
   })

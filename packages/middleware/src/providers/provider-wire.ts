@@ -1,6 +1,6 @@
 import type { ProviderConfig } from './provider-settings.js';
 import type { Codec, RouteTarget } from './codec.js';
-import type { PrepareCall, PreparedRequest, ProviderDefinition, StreamFraming, TokenCounter } from './provider-definition.js';
+import type { ChatOutputLimitField, PrepareCall, PreparedRequest, ProviderDefinition, StreamFraming, TokenCounter } from './provider-definition.js';
 import { definitionOf } from './registry.js';
 
 /**
@@ -28,6 +28,11 @@ export function parseErrorOf(provider: ProviderConfig): ProviderDefinition['pars
 /** How the provider frames its streams (SSE, or its own decoder). */
 export function framingOf(provider: ProviderConfig): StreamFraming {
   return definitionOf(provider.kind).framing;
+}
+
+/** Where this deployment's chat bodies put an output budget, when its provider leaves that to the deployment. */
+export function chatOutputLimitFieldOf(provider: ProviderConfig): ChatOutputLimitField | undefined {
+  return definitionOf(provider.kind).chatOutputLimitField?.(provider);
 }
 
 /** A token count request (`TokenCounter`) for a route's upstream model, as its provider puts it on the wire. */

@@ -1,7 +1,7 @@
 import { mergeParamRules, type MergedParams } from '../adapt/index.js';
 import type { Catalog, CatalogModel, ModelKind } from '../catalog/index.js';
 import type { ModelConfig, ProviderConfig } from '../config/index.js';
-import { codecFor, framingOf, parseErrorOf, prepareRoute, type ClientProtocol, type Codec, type RouteTarget, type StreamFraming } from '../providers/index.js';
+import { chatOutputLimitFieldOf, codecFor, framingOf, parseErrorOf, prepareRoute, type ClientProtocol, type Codec, type RouteTarget, type StreamFraming } from '../providers/index.js';
 import { UpstreamFailure, type AttemptFailure, type RetryPolicy } from '../upstream/index.js';
 
 /** How a provider is called, whichever endpoint calls it: its retries, timeout and error parser. */
@@ -93,7 +93,13 @@ function planOf(model: CatalogModel, protocol: ClientProtocol, upstreams: Map<st
   const { alias, config } = model;
   const routes = model.routes.map((route): RoutePlan => {
     const codec = codecFor(protocol, route.provider);
-    const target: RouteTarget = { provider: route.provider, model: route.model, alias, defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET };
+    const target: RouteTarget = {
+      provider: route.provider,
+      model: route.model,
+      alias,
+      defaultMaxTokens: config.maxOutputTokens ?? DEFAULT_OUTPUT_BUDGET,
+      chatOutputLimitField: chatOutputLimitFieldOf(route.provider),
+    };
     // The provider's per-path state (URL parsed, fixed headers with credentials), built here once: a call only adds its body.
     target.calls = { json: prepareRoute(codec, target, false), stream: prepareRoute(codec, target, true) };
     const params = mergeParamRules(codec.params, config.params, { fields: codec.outputLimitFields, max: config.maxOutputTokens });

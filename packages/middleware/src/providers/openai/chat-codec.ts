@@ -1,6 +1,6 @@
 import { countOrNaN, openaiCachedTokens, wireFamilies, type ChatCompletion } from '../../translate/index.js';
 import type { ChatStreamChunk, ChatWireUsage } from '@tollgate/wire-families';
-import { IncompleteStream, type ClientEvent, type Codec, type SeenUsage } from '../codec.js';
+import { IncompleteStream, type ClientEvent, type Codec, type RouteTarget, type SeenUsage } from '../codec.js';
 import { decodeEvent } from '../decode-event.js';
 import { ProgressRelay } from '../stream-progress.js';
 import { openaiChatChunk } from '../upstream-events.js';
@@ -16,7 +16,7 @@ export const openaiChatCodec: Codec = {
   outputLimitFields: ['max_tokens', 'max_completion_tokens'],
   upstreamPath: () => '/chat/completions',
   request(body, target) {
-    const upstream: Record<string, unknown> = { ...body, model: target.model };
+    const upstream = withOutputBudget(body, target);
     // Metering needs stream usage; the client sees the usage chunk only if it asked (see the translator).
     if (body.stream === true) upstream.stream_options = { ...(body.stream_options as object | undefined), include_usage: true };
     return upstream;
@@ -31,6 +31,24 @@ export const openaiChatCodec: Codec = {
     return new ChatRelayStream(target.alias, wantsUsage);
   },
 };
+
+/**
+ * The client's body for the route's model, its output budget in the field the deployment takes
+ * (`RouteTarget.chatOutputLimitField`): a body without one gets the budget its reservation holds (README
+ * "Reservations"), so the server's own default (often the model's maximum) cannot take a wallet past its overdraft;
+ * where the field is `max_completion_tokens` (OpenAI itself), a `max_tokens` — the client's, or a translated Messages
+ * request's — is sent under that name, which means the same there and which its reasoning models require.
+ */
+function withOutputBudget(body: Record<string, unknown>, target: RouteTarget): Record<string, unknown> {
+  const field = target.chatOutputLimitField ?? 'max_tokens';
+  const upstream: Record<string, unknown> = { ...body, model: target.model };
+  if (field === 'max_completion_tokens' && 'max_tokens' in upstream) {
+    if (typeof upstream.max_completion_tokens !== 'number') upstream.max_completion_tokens = upstream.max_tokens;
+    delete upstream.max_tokens;
+  }
+  if (typeof upstream.max_tokens !== 'number' && typeof upstream.max_completion_tokens !== 'number') upstream[field] = target.defaultMaxTokens;
+  return upstream;
+}
 
 /** Relays chat chunks, renaming the model and holding back the usage chunk the client did not ask for. */
 export class ChatRelayStream extends ProgressRelay<ChatStreamChunk, ChatWireUsage> {

@@ -1,6 +1,6 @@
 import type { ProviderConfig } from '../provider-settings.js';
 import { baseUrlWithDefault, errorFields, jsonRequest, sseFraming } from '../json-request.js';
-import type { ProviderDefinition } from '../provider-definition.js';
+import type { ChatOutputLimitField, ProviderDefinition } from '../provider-definition.js';
 import { openaiChatCodec } from './chat-codec.js';
 import { openaiEmbeddingsCodec } from './embeddings-codec.js';
 import { openaiChatParams } from './params.js';
@@ -25,6 +25,7 @@ export const openaiProvider: ProviderDefinition<'openai'> = {
     responses: (provider) => (speaksResponses(provider) ? openaiResponsesCodec : undefined),
     embeddings: openaiEmbeddingsCodec,
   },
+  chatOutputLimitField,
 };
 
 /**
@@ -32,7 +33,19 @@ export const openaiProvider: ProviderDefinition<'openai'> = {
  * OpenAI itself (the default base URL or any `*.openai.com` / `*.openai.azure.com` host).
  */
 export function speaksResponses(provider: ProviderConfig): boolean {
-  if (provider.responsesApi !== undefined) return provider.responsesApi;
+  return provider.responsesApi ?? isOpenAiItself(provider);
+}
+
+/**
+ * The provider's `outputLimitField` when set, else `max_completion_tokens` for OpenAI itself (its reasoning models
+ * refuse `max_tokens`, which it deprecated) and `max_tokens` for other OpenAI-compatible servers, which all know it.
+ */
+export function chatOutputLimitField(provider: ProviderConfig): ChatOutputLimitField {
+  return provider.outputLimitField ?? (isOpenAiItself(provider) ? 'max_completion_tokens' : 'max_tokens');
+}
+
+/** The default base URL or any `*.openai.com` / `*.openai.azure.com` host. */
+function isOpenAiItself(provider: ProviderConfig): boolean {
   const host = new URL(baseUrlWithDefault(provider, defaultBaseUrl)).hostname;
   return host === 'api.openai.com' || host.endsWith('.openai.com') || host.endsWith('.openai.azure.com');
 }
