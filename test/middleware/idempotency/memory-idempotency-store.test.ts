@@ -37,6 +37,39 @@ describe('memory idempotency records: bounded in entries, bytes and time', () =>
     assert.equal((await store.begin('acme', 'b', 'f')).state, 'claimed', 'b, the least recently used, was dropped');
   });
 
+  it('past maxEntries, drops the least recently used answer of an organization past its share, not an older one within its share', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 4, maxBytes: 1_000_000 });
+    await finished(store, 'quiet', 'q1');
+    await finished(store, 'busy', 'b1');
+    await finished(store, 'busy', 'b2');
+    await finished(store, 'busy', 'b3');
+    await finished(store, 'busy', 'b4');
+    assert.equal(store.size, 4);
+    assert.equal((await store.begin('quiet', 'q1', 'f')).state, 'done', 'the oldest, but its organization holds 1 of its share of 2');
+    assert.equal((await store.begin('busy', 'b1', 'f')).state, 'claimed', 'busy\'s oldest went');
+  });
+
+  it('past maxBytes, drops answers of the organization holding more than its share of the bytes', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 100, maxBytes: 1_000 });
+    await finished(store, 'quiet', 'q1', 'x'.repeat(300));
+    await finished(store, 'busy', 'big1', 'x'.repeat(400));
+    await finished(store, 'busy', 'big2', 'x'.repeat(400));
+    assert.equal((await store.begin('quiet', 'q1', 'f')).state, 'done');
+    assert.equal((await store.begin('busy', 'big1', 'f')).state, 'claimed', 'busy held 800 of 1,000 bytes, past its share of 500');
+  });
+
+  it('two organizations each within their share when the bound is reached: the one that goes past it loses its own oldest', async () => {
+    const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 4, maxBytes: 1_000_000 });
+    await finished(store, 'a', 'a1');
+    await finished(store, 'b', 'b1');
+    await finished(store, 'a', 'a2');
+    await finished(store, 'b', 'b2');
+    await finished(store, 'b', 'b3');
+    assert.equal(store.size, 4);
+    assert.deepEqual([await store.begin('a', 'a1', 'f'), await store.begin('a', 'a2', 'f')].map((claim) => claim.state), ['done', 'done']);
+    assert.equal((await store.begin('b', 'b1', 'f')).state, 'claimed');
+  });
+
   it('never forgets a claim still running, so its repeat cannot run a second time', async () => {
     const store = new MemoryIdempotencyStore(new TestClock(), { maxEntries: 2, maxBytes: 1_000_000 });
     assert.equal((await store.begin('acme', 'running', 'f')).state, 'claimed');

@@ -17,16 +17,25 @@ class KeyRecord {
     readonly fingerprint: string,
     readonly token: string,
     public expiresAt: number,
+    readonly holding: OrgHolding,
   ) {}
+}
+
+/** What one organization's records hold of the store's bounds: its fair share decides whose answer goes (see #evict). */
+class OrgHolding {
+  entries = 0;
+  bytes = 0;
+  constructor(readonly org: string) {}
 }
 
 /**
  * Idempotency records of a single process, by organization and key, each expiring after its TTL (checked when
  * read: no timer per record). One Map holds them all in order of use — a claim is inserted at the newest end, a
  * replayed answer moved there when it next reaches the oldest end (see #evict) — bounded in entries and in bytes
- * of kept answers: past either bound the least recently used finished answer is dropped. A claim still running is
+ * of kept answers: past either bound the least recently used finished answer of an organization holding more than
+ * its share of the bounds is dropped (#evict). A claim still running is
  * never dropped (its repeat would run a second time); met at the oldest end it becomes the newest. Synchronous: a keyed request's claim and keep cost
- * no promise and no hop; the claim is one Map lookup and insertion, the keep one lookup.
+ * no promise and no hop; the claim is two Map lookups (the record, its organization's holding) and an insertion, the keep one lookup.
  *
  * Why a Map and not lru-cache (used until session 18): lru-cache kept finished answers only, so a claim sat in a
  * Map of its own and moved into the cache when it finished (two structures, three Map operations and an options
@@ -48,6 +57,8 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   #newest: KeyRecord | undefined = undefined;
   /** Claims' tokens: unique within the process, which is all a memory record is seen from. */
   #claims = 0;
+  /** Organizations holding records now, with what they hold (one entry per organization with a record). */
+  readonly #holdings = new Map<string, OrgHolding>();
 
   constructor(
     private readonly clock: Clock,
@@ -68,7 +79,9 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       this.#forget(held);
     }
     const token = String(++this.#claims);
-    this.#records.set(id, (this.#newest = new KeyRecord(id, fingerprint, token, now + (this.bounds.runningTtlMs ?? RUNNING_TTL_MS))));
+    const holding = this.#holdingOf(org);
+    holding.entries++;
+    this.#records.set(id, (this.#newest = new KeyRecord(id, fingerprint, token, now + (this.bounds.runningTtlMs ?? RUNNING_TTL_MS), holding)));
     if (this.#records.size > this.bounds.maxEntries) this.#evict();
     return { state: 'claimed', token };
   }
@@ -81,6 +94,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     record.bytes = answer ? answerBytes(answer) : 0;
     record.expiresAt = this.clock.now() + ANSWER_TTL_MS;
     this.#bytes += record.bytes;
+    record.holding.bytes += record.bytes;
     // A finished answer is the most recently used: one that ran while others were claimed (the long request, whose
     // client most likely gave up and retries) must not sit behind them, first to go. Once per key: no chain growth.
     if (record !== this.#newest) this.#touch(record);
@@ -108,10 +122,32 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.#records.delete(record.id);
     this.#bytes -= record.bytes;
     if (this.#newest === record) this.#newest = undefined;
+    const { holding } = record;
+    holding.bytes -= record.bytes;
+    if (--holding.entries === 0) this.#holdings.delete(holding.org);
+  }
+
+  #holdingOf(org: string): OrgHolding {
+    let holding = this.#holdings.get(org);
+    if (holding === undefined) this.#holdings.set(org, (holding = new OrgHolding(org)));
+    return holding;
   }
 
   /**
-   * Drops the oldest finished answers until both bounds hold; one replayed since it was last moved is moved to
+   * Whether the record's organization holds no more than its share of both bounds (each divided by the
+   * organizations holding records): its answers are then not evicted for another's. While a bound is exceeded
+   * some organization holds more than its share, so there is always one whose answers can go.
+   */
+  #withinShare(record: KeyRecord): boolean {
+    const organizations = this.#holdings.size;
+    const { entries, bytes } = record.holding;
+    return entries * organizations <= this.bounds.maxEntries && bytes * organizations <= this.bounds.maxBytes;
+  }
+
+  /**
+   * Drops the oldest finished answers until both bounds hold, of organizations past their share of the bounds
+   * (#withinShare): one organization sending fresh keys evicts its own answers, not those of others within their
+   * share, whose retries would run and be billed again. One replayed since it was last moved is moved to
    * the newest end instead (a second chance: least recently used first, to within one pass over the records).
    * Not moved on each replay: V8 leaves a deleted entry in its hash bucket's chain until the Map rehashes, so
    * deleting and setting the same key again and again grows that chain — 24 µs a replay of one key in a Map of
@@ -120,18 +156,20 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
    */
   #evict(): void {
     const { maxEntries, maxBytes } = this.bounds;
-    // Running claims met one after another: once every record was (a whole turn of them), nothing can go. Counted
-    // in a row only: a running claim is met again after replayed answers had their second chance (then they go).
-    let runningMet = 0;
-    while ((this.#records.size > maxEntries || this.#bytes > maxBytes) && runningMet < this.#records.size) {
+    // Records that cannot go (running claims, answers within their organization's share) met one after another:
+    // once every record was (a whole turn of them), nothing can go. Counted in a row only: such a record is met
+    // again after replayed answers had their second chance (then they go).
+    let keptMet = 0;
+    while ((this.#records.size > maxEntries || this.#bytes > maxBytes) && keptMet < this.#records.size) {
       const oldest = this.#nextOldest();
-      if (oldest.finished && !oldest.replayed) {
+      const mayGo = oldest.finished && !this.#withinShare(oldest);
+      if (mayGo && !oldest.replayed) {
         this.#forget(oldest);
-        runningMet = 0;
+        keptMet = 0;
         continue;
       }
-      // Moved on: a running claim (never dropped), or a replayed answer on its second chance.
-      runningMet = oldest.finished ? 0 : runningMet + 1;
+      // Moved on: a record that cannot go, or a replayed answer on its second chance.
+      keptMet = mayGo ? 0 : keptMet + 1;
       oldest.replayed = false;
       this.#touch(oldest);
     }
