@@ -4,7 +4,7 @@ import { SqlService, ungrantedWarning, type SqlServiceOptions } from './sql/inde
 import type { AdminOperations, Policy } from './policy/index.js';
 import { createPolicy } from './store/index.js';
 import { Gateway } from './gateway.js';
-import { UploadSlots } from './http/index.js';
+import { OrgSlots } from './http/index.js';
 import type { Clock } from './runtime-clock.js';
 import type { Logger } from './logger.js';
 
@@ -37,8 +37,10 @@ export class Runtime {
   readonly config: ResolvedConfig;
   readonly keys: KeyRing;
   readonly gateway: Gateway;
-  /** Request bodies arriving, per organization, within its `limits.concurrency` (http/upload-slots.ts). */
-  readonly uploads: UploadSlots;
+  /** Request bodies arriving, per organization, within its `limits.concurrency` (http/org-slots.ts). */
+  readonly uploads: OrgSlots;
+  /** Token counts running, per organization, within its `limits.concurrency` (http/org-slots.ts). */
+  readonly counts: OrgSlots;
   #sql: Promise<SqlService> | undefined;
   #readySql: SqlService | undefined;
   readonly #policy: Promise<{ policy: Policy; admin: AdminOperations }>;
@@ -55,7 +57,9 @@ export class Runtime {
     this.config = parsed.config;
     this.keys = KeyRing.fromConfig(parsed.config.keys);
     this.gateway = new Gateway(parsed, options);
-    this.uploads = new UploadSlots((org) => this.config.organizations[org]?.limits.concurrency);
+    const concurrencyOf = (org: string) => this.config.organizations[org]?.limits.concurrency;
+    this.uploads = new OrgSlots(concurrencyOf, 'request bodies arriving');
+    this.counts = new OrgSlots(concurrencyOf, 'token counts running');
     this.#policy = createPolicy({ config: this.config, keys: this.keys, clock: options.clock, baseDir: options.baseDir, logger: options.logger });
     this.#policyOnly = this.#policy.then((p) => p.policy);
     // A store that cannot start is answered where it is awaited (503 policy_unavailable), not as an unhandled rejection.

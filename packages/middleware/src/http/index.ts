@@ -6,4 +6,4 @@ export { ClientDeparture, type CancelSignal } from './client-departure.js';
 export { nextRequestId, requestIdHeader, upstreamRequestIdOf, UPSTREAM_REQUEST_ID_HEADER } from './request-id.js';
 export { lingeringClose } from './lingering-close.js';
 export { closeIfUnread } from './unread-answer.js';
-export { UploadSlots, type UploadSlot } from './upload-slots.js';
+export { OrgSlots, type OrgSlot } from './org-slots.js';

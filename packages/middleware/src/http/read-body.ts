@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ServiceError, validationError } from '../errors/index.js';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth.js';
-import type { UploadSlot } from './upload-slots.js';
+import type { OrgSlot } from './org-slots.js';
 
 /** A request whose body a framework's parser may already have read (`req.body` in Express). */
 export type MaybeParsedRequest = IncomingMessage & { body?: unknown };
@@ -26,8 +26,8 @@ export interface ReadBodyOptions {
   limitBytes: number;
   deadlineMs?: number;
   parsed?: unknown;
-  /** The organization's upload slots: a body arriving over time holds one meanwhile (http/upload-slots.ts). */
-  uploads?: UploadSlot;
+  /** The organization's upload slots: a body arriving over time holds one meanwhile (http/org-slots.ts). */
+  uploads?: OrgSlot;
 }
 
 /**
