@@ -39,6 +39,19 @@ describe('an output budget past the hard cap, however large', function () {
     });
   }
 
+  for (const [path, field, text, headers] of [
+    ['/v1/chat/completions', 'max_tokens', '{"model":"gpt","messages":[{"role":"user","content":"hi"}],"max_tokens":1e309}', { authorization: `Bearer ${TEST_KEY}` }],
+    ['/v1/messages', 'max_tokens', '{"model":"claude","messages":[{"role":"user","content":"hi"}],"max_tokens":1e309}', { 'x-api-key': TEST_KEY }],
+    ['/v1/responses', 'max_output_tokens', '{"model":"gpt","input":"hi","max_output_tokens":1e999}', { authorization: `Bearer ${TEST_KEY}` }],
+  ] as const) {
+    it(`${path} with ${field} past JSON's doubles (${text.match(/1e\d+/)![0]}, parsed as Infinity) answers 400 max_tokens_exceeded, not 422`, async () => {
+      const response = await fetch(`${stack.gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: text });
+      const answer = (await response.json()) as any;
+      assert.equal(response.status, 400, JSON.stringify(answer));
+      assert.match(answer.error.message, new RegExp(`${field} is past the largest number JSON carries, above the maximum of 131072`));
+    });
+  }
+
   it('answers 422 int_type, the message it always had, to a fractional max_tokens', async () => {
     const { status, body } = await post('/v1/chat/completions', { ...chat, max_tokens: 2.5 });
     assert.equal(status, 422);

@@ -13,7 +13,8 @@ export function enforceMaxTokensCap(body: Record<string, unknown>): void {
   for (const field of budgetFields) {
     const value = body[field];
     if (typeof value === 'number' && value > MAX_TOKENS_CAP) {
-      throw new ServiceError('max_tokens_exceeded', `${field} is ${value}, above the maximum of ${MAX_TOKENS_CAP}`, { param: field });
+      const shown = Number.isFinite(value) ? String(value) : 'past the largest number JSON carries';
+      throw new ServiceError('max_tokens_exceeded', `${field} is ${shown}, above the maximum of ${MAX_TOKENS_CAP}`, { param: field });
     }
   }
 }

@@ -6,4 +6,9 @@ import { z } from 'zod';
  * body), not the schema's: zod's `int()` stops at 2^53 − 1, so `1e20` was a 422. Every number from 2^53 up is
  * whole, and a fraction keeps the message and detail type `int()` gave it (validate/parse-body.ts).
  */
-export const outputBudget = z.number().positive().multipleOf(1, { error: 'Invalid input: expected int, received number' });
+export const outputBudget = z.union([
+  z.number().positive().multipleOf(1, { error: 'Invalid input: expected int, received number' }),
+  // A number past JSON's doubles (`1e309`) parses as Infinity, which `z.number()` refuses with a 422: it is as far
+  // past the cap as any (a union over one number type keeps a fraction's issue as it was).
+  z.literal(Infinity),
+]);
