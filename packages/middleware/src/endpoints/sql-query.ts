@@ -7,13 +7,20 @@ import { parseBody } from '../validate/index.js';
 import type { RequestContext } from './request-context.js';
 import { streamSqlAnswer, wantsNdjson } from './sql-stream.js';
 
-const sqlValue = z.union([z.number(), z.string(), z.boolean(), z.null()]);
+/**
+ * Text SQLite can store: no lone UTF-16 surrogate (JSON's `"\ud800"` escape). SQLite's text is UTF-8, which has no
+ * encoding for one: a statement holding one was refused with an internal message ("statement text out of step"), and
+ * a parameter was written as three U+FFFD characters, not the text that was sent.
+ */
+const sqlText = z.string().refine((text) => text.isWellFormed(), { message: 'holds a lone UTF-16 surrogate (an unpaired \\ud800–\\udfff escape), which SQLite\'s UTF-8 text cannot store' });
+
+const sqlValue = z.union([z.number(), sqlText, z.boolean(), z.null()]);
 
 /** Wire schema of `POST /api/sql/query` (contract §2.1; everything but `query` is Tollgate's and optional). */
 export const sqlQueryBody = z
   .object({
-    query: z.string().min(1, 'query must not be empty'),
-    params: z.union([z.array(sqlValue), z.record(z.string(), sqlValue)]).optional(),
+    query: sqlText.min(1, 'query must not be empty'),
+    params: z.union([z.array(sqlValue), z.record(sqlText, sqlValue)]).optional(),
     context: z.object({ db: z.string().min(1).optional() }).optional(),
     /** `all`: every statement's result (`type: "results"`); default `last`, the contract's answer. */
     results: z.enum(['last', 'all']).optional(),
@@ -33,7 +40,7 @@ type SqlQueryBody = z.output<typeof sqlQueryBody>;
 function plainSqlBody(raw: unknown): SqlQueryBody | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const { query, params } = raw as { query?: unknown; params?: unknown };
-  if (typeof query !== 'string' || query.length === 0 || Object.keys(raw).length !== (params === undefined ? 1 : 2)) return undefined;
+  if (typeof query !== 'string' || query.length === 0 || !query.isWellFormed() || Object.keys(raw).length !== (params === undefined ? 1 : 2)) return undefined;
   if (params === undefined) return { query };
   if (!Array.isArray(params)) return undefined;
   // By index, not every(): a hole in a framework-built array is undefined to the schema, which refuses it.
@@ -43,7 +50,7 @@ function plainSqlBody(raw: unknown): SqlQueryBody | undefined {
 
 /** What `sqlValue` accepts: zod's number refuses NaN and ±Infinity (a framework's parsed body could hold them). */
 function isSqlScalar(value: unknown): boolean {
-  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  return value === null || (typeof value === 'string' && value.isWellFormed()) || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 /** Scopes that reach the SQL endpoint: `sql`, or `sql:read` for statements that cannot write. */
