@@ -41,6 +41,8 @@ export class Runtime {
   readonly uploads: OrgSlots;
   /** Token counts running, per organization, within its `limits.concurrency` (http/org-slots.ts). */
   readonly counts: OrgSlots;
+  /** SQL requests in flight, per organization, within its `limits.concurrency` (http/org-slots.ts). */
+  readonly sqlInFlight: OrgSlots;
   #sql: Promise<SqlService> | undefined;
   #readySql: SqlService | undefined;
   readonly #policy: Promise<{ policy: Policy; admin: AdminOperations }>;
@@ -60,6 +62,7 @@ export class Runtime {
     const concurrencyOf = (org: string) => this.config.organizations[org]?.limits.concurrency;
     this.uploads = new OrgSlots(concurrencyOf, 'request bodies arriving');
     this.counts = new OrgSlots(concurrencyOf, 'token counts running');
+    this.sqlInFlight = new OrgSlots(concurrencyOf, 'SQL requests in flight');
     this.#policy = createPolicy({ config: this.config, keys: this.keys, clock: options.clock, baseDir: options.baseDir, logger: options.logger });
     this.#policyOnly = this.#policy.then((p) => p.policy);
     // A store that cannot start is answered where it is awaited (503 policy_unavailable), not as an unhandled rejection.

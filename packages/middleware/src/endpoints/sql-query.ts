@@ -84,13 +84,21 @@ export async function sqlQuery(ctx: RequestContext): Promise<void> {
   const body = plainSqlBody(raw) ?? parseBody(sqlQueryBody, raw);
   // The key was checked when the headers came; its body may have taken until now.
   if (principal) refuseIfRevokedSince(ctx.req, keys);
-  const sql = runtime.sqlIfReady() ?? (await runtime.sql());
-  const request = { query: body.query, params: body.params, db: body.context?.db, allResults: body.results === 'all' };
-  // An Accept header is a preference: a request for every statement's result is answered as JSON.
-  if (body.format === 'ndjson' || (body.format === undefined && !request.allResults && wantsNdjson(ctx.req))) return streamSqlAnswer(ctx, sql, request, caller);
-  const text = await sql.queryJson(request, ctx.departure, caller);
-  // Already JSON (built in the SQL worker): only its bytes are written here.
-  // The request id in the same object (Route.writesRequestId): one writeHead, Node's fast path.
-  ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [requestIdHeader.sql]: ctx.requestId });
-  ctx.res.end(text);
+  // A database runs its statements one after another: each one queued is time every other tenant waits, so an
+  // organization's requests in flight are held to its concurrency limit (README "The SQL endpoint").
+  const slot = caller && runtime.sqlInFlight.of(caller.org);
+  slot?.take();
+  try {
+    const sql = runtime.sqlIfReady() ?? (await runtime.sql());
+    const request = { query: body.query, params: body.params, db: body.context?.db, allResults: body.results === 'all' };
+    // An Accept header is a preference: a request for every statement's result is answered as JSON.
+    if (body.format === 'ndjson' || (body.format === undefined && !request.allResults && wantsNdjson(ctx.req))) return await streamSqlAnswer(ctx, sql, request, caller);
+    const text = await sql.queryJson(request, ctx.departure, caller);
+    // Already JSON (built in the SQL worker): only its bytes are written here.
+    // The request id in the same object (Route.writesRequestId): one writeHead, Node's fast path.
+    ctx.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), [requestIdHeader.sql]: ctx.requestId });
+    ctx.res.end(text);
+  } finally {
+    slot?.give();
+  }
 }
