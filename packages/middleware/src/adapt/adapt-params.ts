@@ -78,7 +78,10 @@ const NOTHING_ADAPTED: Adaptation = Object.freeze({ dropped: Object.freeze([]) a
  */
 export function mergeParamRules(providerTable: ParamTable, modelRules: Record<string, ParamRule>, outputLimit: OutputLimit | undefined): MergedParams {
   const table: Record<string, ParamCapability> = { ...providerTable };
-  for (const [name, rule] of Object.entries(modelRules)) table[name] = rule === false ? { unsupported: true } : narrowed(table[name], rule) ?? rule;
+  for (const [name, rule] of Object.entries(modelRules)) {
+    if (rule === true) delete table[name]; // absent from the table: passed through as sent
+    else table[name] = rule === false ? { unsupported: true } : (narrowed(table[name], rule) ?? rule);
+  }
   if (outputLimit?.max !== undefined) {
     for (const field of outputLimit.fields) table[field] = narrowed(table[field], { max: outputLimit.max }) ?? { ...table[field], max: outputLimit.max };
   }
