@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import Anthropic from '@anthropic-ai/sdk';
 import { countTokens } from '../../../packages/middleware/src/tokenize/index.js';
+import { IMAGE_TOKENS } from '../../../packages/middleware/src/tokenize/media-tokens.js';
 import { postJson } from '../../support/gateway.js';
 import { TEST_KEY, startIssue5Stack, type Issue5Stack } from './issue5-stack.js';
 
@@ -35,7 +36,7 @@ describe('POST /v1/messages/count_tokens', () => {
     });
   }
 
-  it('counts text that starts with "data:" and a plain-text document as the prompt they are, leaving out base64 images', async () => {
+  it('counts text that starts with "data:" and a plain-text document as the prompt they are, and a base64 image as an image, not its characters', async () => {
     const log = 'data: {"delta":"one two three four five six seven eight nine ten"}';
     const text = await anthropic.messages.countTokens({ model: 'gpt', messages: [{ role: 'user', content: log }] });
     assert.equal(text.input_tokens, countTokens(`user\n${log}\n`) + 3);
@@ -48,7 +49,8 @@ describe('POST /v1/messages/count_tokens', () => {
       model: 'gpt',
       messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(100) } }] }],
     });
-    assert.equal(image.input_tokens, countTokens('user\nimage\nbase64\nimage/png\n') + 3);
+    // An image is billed by its pixels: the estimate's per-image bound (tokenize/media-tokens.ts), never its base64.
+    assert.equal(image.input_tokens, countTokens('user\nimage\nbase64\nimage/png\n') + 3 + IMAGE_TOKENS);
   });
 
   it('is not billed or rate-counted', async () => {

@@ -1,4 +1,5 @@
 import { countTokens as countO200k, setMergeCacheSize } from 'gpt-tokenizer/encoding/o200k_base';
+import { mediaTokensOf } from './media-tokens.js';
 import { LONG_PIECE, spansToCount } from './spans.js';
 import { TOKEN_COUNT_CACHE_BOUNDS, TokenCountCache } from './token-count-cache.js';
 import { TURN_CHARS, Turns } from './turns.js';
@@ -140,12 +141,13 @@ function finish(segment: string, prompt: Prompt): void {
 /** A plain recursive walk (no closure or entry arrays per call: it runs for every priced request). */
 function collect(node: unknown, key: string | undefined, prompt: Prompt): void {
   if (typeof node === 'string') {
-    // Base64 images are billed by the provider per image, not per character; don't let them dominate.
+    // Base64 images and files are billed by the provider per image or page (mediaTokensOf), not per character.
     if (key !== 'model' && key !== 'data' && !isDataUrl(node)) add(node, prompt);
   } else if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) collect(node[i], key, prompt);
     if (key === 'messages') prompt.messages += node.length;
   } else if (node !== null && typeof node === 'object') {
+    prompt.tokens += mediaTokensOf(node);
     for (const k in node) collect((node as Record<string, unknown>)[k], k === 'data' && isTextSource(node) ? TEXT_DATA : k, prompt);
   }
 }
