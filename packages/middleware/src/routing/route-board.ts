@@ -1,3 +1,5 @@
+import { endWithin } from '../runtime-clock.js';
+
 /** How an alias orders its routes for a request (README "Routing strategies"). */
 export type RoutingStrategy = 'failover' | 'weighted' | 'least-busy' | 'lowest-latency';
 
@@ -102,7 +104,7 @@ export class RouteBoard {
  * the length of the step; the end moves back with the clock instead, so the step adds at most one cool-down.
  */
 function outAt(route: RouteHealth, now: number): boolean {
-  if (route.openUntil - now > route.coolDownMs) route.openUntil = now + route.coolDownMs;
+  route.openUntil = endWithin(route.openUntil, route.coolDownMs, now);
   return route.openUntil > now;
 }
 
