@@ -231,6 +231,17 @@ describe('console sessions', () => {
     assert.equal((await client.request('GET', '/api/session')).status, 401);
   });
 
+  it('end sessionMinutes after the clock steps back a day, not a day later', async () => {
+    let now = Date.parse('2026-11-23T10:00:00Z');
+    stack = await startConsoleStack({ console: { sessionMinutes: 5 } }, { clock: { now: () => now } });
+    const client = new ConsoleClient(stack.url);
+    await client.login(ADMIN_KEY);
+    now -= 24 * 3_600_000; // an NTP correction of a clock a day fast
+    assert.equal((await client.request('GET', '/api/session')).status, 200);
+    now += 300_000;
+    assert.equal((await client.request('GET', '/api/session')).status, 401, 'five minutes after the step the session is over');
+  });
+
   it('are held up to maxSessions: a new login drops the oldest session', async () => {
     stack = await startConsoleStack({ console: { maxSessions: 2 } });
     const clients = [new ConsoleClient(stack.url), new ConsoleClient(stack.url), new ConsoleClient(stack.url)];

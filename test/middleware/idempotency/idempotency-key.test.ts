@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import OpenAI from 'openai';
 import type { ConfigInput } from '@tollgate/middleware';
 import { RedisServer } from '../../support/redis-server.js';
-import { keyOf, startPolicyStack } from '../policy/policy-fixture.js';
+import { TestClock, keyOf, startPolicyStack } from '../policy/policy-fixture.js';
 
 type Stack = Awaited<ReturnType<typeof startPolicyStack>>;
 
@@ -181,6 +181,27 @@ describe('Idempotency-Key on model requests (README "Idempotency keys")', functi
     }
     assert.equal(retry.status, 200);
     assert.equal(retry.headers.get('idempotent-replayed'), 'true');
+    assert.equal(stack.openai.requests.length, 1, 'the provider was called once');
+    const usage = await stack.gateway.gate.admin.usage('acme');
+    assert.equal(usage.requests, 1);
+    assert.equal(Math.round((10 - usage.wallet) * 1e6), 48, 'billed once');
+  });
+
+  it('keeps a running claim through a clock that jumps forward a month (memory store): the repeat answers 409, billed once', async () => {
+    // A VM resumed or an NTP step forward while the request runs: the request is still running in this process.
+    const clock = new TestClock();
+    const stack = await startPolicyStack({ acme: { wallet: 10 } }, { clock });
+    stacks.push(stack);
+    stack.openai.delay(1_000);
+    const first = post(stack.gateway.url, CHAT, 'jumped');
+    while (stack.openai.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(31 * 24 * 3_600_000);
+    const repeat = await post(stack.gateway.url, CHAT, 'jumped');
+    assert.equal(repeat.status, 409);
+    assert.equal(JSON.parse(repeat.text).error.code, 'idempotency_key_in_use');
+    assert.equal((await first).status, 200);
+    const replay = await post(stack.gateway.url, CHAT, 'jumped');
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
     assert.equal(stack.openai.requests.length, 1, 'the provider was called once');
     const usage = await stack.gateway.gate.admin.usage('acme');
     assert.equal(usage.requests, 1);

@@ -17,12 +17,12 @@ export class TestClock {
 export const keyOf = (org: string) => `tg-policy-${org}-key-0123456789abcdef`;
 
 /** Fake upstreams and one Tollgate with an organization per scenario. */
-export async function startPolicyStack(organizations: ConfigInput['organizations'], options: { store?: ConfigInput['store']; clock?: TestClock } = {}) {
+export async function startPolicyStack(organizations: ConfigInput['organizations'], options: { store?: ConfigInput['store']; clock?: TestClock; keys?: ConfigInput['keys'] } = {}) {
   const openai = await startFakeOpenAI();
   const anthropic = await startFakeAnthropic();
   const config: ConfigInput = {
     defaultCatalog: false,
-    keys: Object.keys(organizations ?? {}).map((org) => ({ key: keyOf(org), org })),
+    keys: [...Object.keys(organizations ?? {}).map((org) => ({ key: keyOf(org), org })), ...(options.keys ?? [])],
     organizations,
     providers: {
       openai: { kind: 'openai', baseUrl: openai.baseUrl, apiKey: 'sk-fake-openai', retryBaseMs: 1 },

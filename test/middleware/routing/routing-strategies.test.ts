@@ -109,6 +109,33 @@ describe('routing strategies (README "Routing strategies")', () => {
       assert.equal(a.requests.length, 3);
     });
 
+    it('takes a route out for at most its cool-down after the clock steps back a day, then tries it again', async () => {
+      await start({ circuitBreaker: { failures: 2, coolDownMs: 10_000 } });
+      a.failNext({ status: 503, times: 2 });
+      assert.equal((await call()).route, 'b/gpt-4o-mini');
+      assert.equal((await call()).route, 'b/gpt-4o-mini');
+      clock.advance(-24 * 3_600_000); // an NTP correction of a clock a day fast
+      assert.equal((await call()).route, 'b/gpt-4o-mini', 'still resting');
+      clock.advance(10_001);
+      assert.equal((await call()).route, 'a/gpt-4o', 'its cool-down is over, not a day from now');
+      assert.equal(a.requests.length, 3);
+    });
+
+    it('measures time to first byte on a clock that does not step: a jump of a month during a call does not banish its route (lowest-latency)', async () => {
+      await start({ strategy: 'lowest-latency' });
+      a.delay(50);
+      b.delay(1_000);
+      // Both unmeasured: a first. The wall clock jumps a month while a's first byte is awaited.
+      const first = call();
+      while (a.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      clock.advance(31 * 24 * 3_600_000);
+      assert.equal((await first).route, 'a/gpt-4o');
+      assert.equal((await call()).route, 'b/gpt-4o-mini', 'b, unmeasured, is measured next');
+      // a answers in ~50 ms, b in ~1 s: a is the lower average.
+      assert.equal((await call()).route, 'a/gpt-4o');
+      assert.equal((await call()).route, 'a/gpt-4o');
+    });
+
     it('splits weighted traffic across routes by weight', async () => {
       await start({ strategy: 'weighted', routes: [{ provider: 'a', model: 'gpt-4o', weight: 3 }, { provider: 'b', model: 'gpt-4o-mini', weight: 1 }] });
       const routes: (string | null)[] = [];

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../runtime-clock.js';
+import { endWithin, type Clock } from '../runtime-clock.js';
 
 /** A logged-in admin key: which organization it administers, and the token its forms must send back. */
 export interface ConsoleSession {
@@ -10,13 +10,14 @@ export interface ConsoleSession {
   readonly keyId: string;
   /** The admin key's hash: a session ends once its key is revoked. */
   readonly keySha256: string;
-  readonly expiresAt: number;
+  /** When it ends (epoch ms): never more than the lifetime away (see ConsoleSessions #live). */
+  expiresAt: number;
 }
 
 /**
  * The console's sessions, held in memory and bounded (README "Console"): each lives a fixed time, expired
  * ones are dropped as new ones open, and past `maxSessions` the oldest is dropped, so a flood of logins
- * cannot grow the process. A Map keeps insertion order, which with one lifetime is also expiry order.
+ * cannot grow the process. A Map keeps insertion order, which with one lifetime is also expiry order (to within a clock step).
  *
  * @example
  * const sessions = new ConsoleSessions({ lifetimeMs: 3_600_000, maxSessions: 1_000 }, systemClock);
@@ -34,7 +35,7 @@ export class ConsoleSessions {
   open(owner: { org: string; keyId: string; keySha256: string }): ConsoleSession {
     const now = this.clock.now();
     for (const [id, session] of this.#sessions) {
-      if (session.expiresAt > now && this.#sessions.size < this.limits.maxSessions) break;
+      if (this.#live(session, now) && this.#sessions.size < this.limits.maxSessions) break;
       this.#sessions.delete(id);
     }
     const session: ConsoleSession = { id: token(), csrfToken: token(), org: owner.org, keyId: owner.keyId, keySha256: owner.keySha256, expiresAt: now + this.limits.lifetimeMs };
@@ -47,9 +48,19 @@ export class ConsoleSessions {
     if (id === undefined) return undefined;
     const session = this.#sessions.get(id);
     if (!session) return undefined;
-    if (session.expiresAt > this.clock.now()) return session;
+    if (this.#live(session, this.clock.now())) return session;
     this.#sessions.delete(id);
     return undefined;
+  }
+
+  /**
+   * Whether a session is live at `now`. Its end is never more than the lifetime away: a clock stepped back (an
+   * NTP correction of a clock a day fast) kept a five-minute session, and a cookie stolen from it, valid for the
+   * whole step; its end moves back with the clock instead, so the step adds at most one lifetime.
+   */
+  #live(session: ConsoleSession, now: number): boolean {
+    session.expiresAt = endWithin(session.expiresAt, this.limits.lifetimeMs, now);
+    return session.expiresAt > now;
   }
 
   close(id: string): void {

@@ -34,7 +34,12 @@ interface RouteRequest {
   adaptation: Adaptation;
   /** What cancels its upstream calls (see runModelCall). */
   cancel: CancelSignal;
-  /** Clock time its first attempt started, for its time to first byte. */
+  /**
+   * When its first attempt started (performance.now()), for its time to first byte. A duration is measured on the
+   * monotonic clock, not the wall clock: a jump of the wall clock between the two reads (an NTP step, a VM resumed)
+   * was taken for the route's latency, and one month-long "first byte" kept the route last under lowest-latency
+   * for the process's life (a route put last is rarely tried, so its average never came back).
+   */
   started: number;
 }
 
@@ -255,7 +260,7 @@ async function serveWithFailover(call: ModelCall, primary: RouteRequest, meter: 
       observation.metrics?.failovers.inc({ alias });
     }
     if (tracked) {
-      request.started = clock.now();
+      request.started = performance.now();
       board.started(alias, index);
     }
     let failed = false;
@@ -346,8 +351,7 @@ async function relayStreamed(call: ModelCall, request: RouteRequest, meter: Mete
 /** The route's first byte arrived: its time to first byte feeds its health (the lowest-latency strategy). */
 function firstByte(call: ModelCall, request: RouteRequest): void {
   if (!tracksHealth(call.model)) return;
-  const { clock } = call.ctx.runtime.options;
-  call.ctx.runtime.gateway.routes.firstByte(call.model.alias, request.index, clock.now() - request.started);
+  call.ctx.runtime.gateway.routes.firstByte(call.model.alias, request.index, performance.now() - request.started);
 }
 
 /**

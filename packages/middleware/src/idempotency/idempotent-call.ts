@@ -70,7 +70,7 @@ export async function runIdempotently(request: IdempotentRequest, run: () => Pro
     await run();
   } finally {
     const whole = recorder.endedWhole && recorder.status >= 200 && recorder.status < 300;
-    // A store that fails here leaves a running claim, which expires (RUNNING_TTL_MS): never a second run meanwhile.
+    // A store that fails here leaves a running claim, which expires (Redis: RUNNING_TTL_MS): never a second run meanwhile.
     try {
       const finished = whole ? store.complete(org, key, claim.token, recorder.answer()) : store.abandon(org, key, claim.token);
       if (finished) await finished;

@@ -1,5 +1,8 @@
 import type { Clock } from '../runtime-clock.js';
-import { ANSWER_TTL_MS, RUNNING_TTL_MS, type IdempotencyClaim, type IdempotencyStore, type StoredAnswer } from './idempotency-types.js';
+import { ANSWER_TTL_MS, type IdempotencyClaim, type IdempotencyStore, type StoredAnswer } from './idempotency-types.js';
+
+/** A running claim's expiry: none (see begin). */
+const UNTIL_IT_ENDS = Number.POSITIVE_INFINITY;
 
 /**
  * One key's record from its claim to its expiry. The claim's object is the kept one: `complete` fills it in
@@ -62,7 +65,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   constructor(
     private readonly clock: Clock,
-    private readonly bounds: { maxEntries: number; maxBytes: number; runningTtlMs?: number },
+    private readonly bounds: { maxEntries: number; maxBytes: number },
   ) {}
 
   begin(org: string, key: string, fingerprint: string): IdempotencyClaim {
@@ -81,7 +84,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     const token = String(++this.#claims);
     const holding = this.#holdingOf(org);
     holding.entries++;
-    this.#records.set(id, (this.#newest = new KeyRecord(id, fingerprint, token, now + (this.bounds.runningTtlMs ?? RUNNING_TTL_MS), holding)));
+    // A claim is held until its request ends here (runIdempotently's finally completes or abandons it), never by
+    // time: a TTL stands for an instance that died (Redis), and this one is alive. Timed by the wall clock, it
+    // expired when the clock jumped forward under a running request (an NTP step, a VM resumed), and the repeat
+    // ran, and was billed, a second time.
+    this.#records.set(id, (this.#newest = new KeyRecord(id, fingerprint, token, UNTIL_IT_ENDS, holding)));
     if (this.#records.size > this.bounds.maxEntries) this.#evict();
     return { state: 'claimed', token };
   }

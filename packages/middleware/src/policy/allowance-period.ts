@@ -29,6 +29,24 @@ export function nextReset(included: { period?: 'day' | 'week' | 'month' | undefi
   }
 }
 
+/**
+ * A kept period end (an allowance's reset, a key budget's renewal) as the clock now reads it: never later than
+ * the end of the period `now` lies in. A later one was set while the clock ran ahead (a VM booted with its clock
+ * a year fast, then corrected by NTP): kept, the allowance or budget stayed used up until that far instant (a
+ * year, named in X-Service-Reset-At). What was used stays counted; only the end moves back.
+ *
+ * @example
+ * keptPeriodEnd({ period: 'month' }, Date.parse('2027-12-01T00:00:00Z'), Date.parse('2026-11-22T12:00:00Z')) // 2026-12-01T00:00:00Z
+ */
+export function keptPeriodEnd(included: Parameters<typeof nextReset>[0], end: number, now: number): number {
+  // Every period's end is one instant in any day ahead (one midnight, one Monday, one 1st), so only an end over a
+  // day away can lie past the current period's: the common case costs one subtraction, no date arithmetic.
+  if (end - now <= DAY_MS) return end;
+  return Math.min(end, nextReset(included, now));
+}
+
+const DAY_MS = 86_400_000;
+
 function monthlyAfter(anchor: number, now: number): number {
   const a = new Date(anchor);
   const monthsSince = (new Date(now).getUTCFullYear() - a.getUTCFullYear()) * 12 + new Date(now).getUTCMonth() - a.getUTCMonth();

@@ -3,7 +3,7 @@ import type { ServiceError } from '../errors/index.js';
 import { denials } from './denials.js';
 import type { Refusal } from './policy-backend.js';
 import { limitRefusal, recordInWindows, releaseSlot } from './admission-rules.js';
-import { nextReset } from './allowance-period.js';
+import { keptPeriodEnd, nextReset } from './allowance-period.js';
 import { microsToUsd, usdToMicros, type Micros } from './money.js';
 import { emptyWindows, type OrgWindows, type WindowTicket } from './org-state.js';
 import type { AdmissionRequest, KeyUsageReport, Usage } from './policy-types.js';
@@ -30,10 +30,16 @@ export function emptyKeyState(): KeyState {
   return { windows: emptyWindows(), spentMicros: 0, budgetResetAt: null, requests: 0, inputTokens: 0, outputTokens: 0, costMicros: 0 };
 }
 
-/** Starts a new budget period once the current one has ended (periods are UTC calendar days, ISO weeks, months). */
+/**
+ * Starts a new budget period once the current one has ended (periods are UTC calendar days, ISO weeks, months);
+ * a renewal set by a clock that ran ahead is moved back to the current period's end (keptPeriodEnd).
+ */
 export function refreshBudget(state: KeyState, key: Pick<Principal, 'budget'>, now: number): void {
   if (!key.budget) return;
-  if (state.budgetResetAt !== null && now < state.budgetResetAt) return;
+  if (state.budgetResetAt !== null && now < state.budgetResetAt) {
+    state.budgetResetAt = keptPeriodEnd(key.budget, state.budgetResetAt, now);
+    return;
+  }
   state.spentMicros = 0;
   state.budgetResetAt = nextReset({ period: key.budget.period }, now);
 }

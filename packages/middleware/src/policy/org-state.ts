@@ -1,5 +1,5 @@
 import type { OrganizationConfig } from '../config/index.js';
-import { nextReset } from './allowance-period.js';
+import { keptPeriodEnd, nextReset } from './allowance-period.js';
 import { usdToMicros, type Micros } from './money.js';
 import { SecondRing } from './second-ring.js';
 
@@ -69,9 +69,13 @@ export function emptyWindows(): OrgWindows {
   return { requests: new SecondRing(), tokens: new SecondRing(), inFlight: 0, reservedMicros: 0, claimedIncludedTokens: 0 };
 }
 
-/** Refills the allowance once its reset instant has passed. */
+/** Refills the allowance once its reset instant has passed; a reset set by a clock that ran ahead is moved back (keptPeriodEnd). */
 export function refreshAllowance(balances: OrgBalances, org: OrganizationConfig, now: number): void {
-  if (!org.included || balances.resetAt === null || now < balances.resetAt) return;
+  if (!org.included || balances.resetAt === null) return;
+  if (now < balances.resetAt) {
+    balances.resetAt = keptPeriodEnd(org.included, balances.resetAt, now);
+    return;
+  }
   balances.includedUsed = 0;
   balances.resetAt = nextReset(org.included, now);
 }

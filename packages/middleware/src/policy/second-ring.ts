@@ -27,12 +27,20 @@ export class SecondRing {
   }
 
   /**
-   * Moves the window to `second`, emptying the seconds that left it. A clock that stepped back (another
-   * instance, a time correction) keeps the newest second seen: the window never runs backwards.
-   * Returns the second that a new entry counts in.
+   * Moves the window to `second`, emptying the seconds that left it; returns the second that a new entry
+   * counts in. A ring belongs to one process's clock (the memory store; Redis keeps its own, shared by
+   * instances whose clocks may disagree), so a second before the newest seen is that clock stepping back
+   * (an NTP correction, a VM restored from a snapshot): the window moves back with it, keeping what it
+   * counts and how old each count is (`#stepBack`). Kept at the newest second instead, the window froze
+   * for as long as the step: an organization at its limit was refused for an hour after a step back of an
+   * hour, with a Retry-After of 3,661 s.
    */
   advance(second: number): number {
-    if (second <= this.#head) return this.#head;
+    if (second === this.#head) return second;
+    if (second < this.#head) {
+      this.#stepBack(this.#head - second);
+      return second;
+    }
     if (second - this.#head >= RING_SLOTS) {
       this.#counts.fill(0);
       this.#total = 0;
@@ -47,7 +55,14 @@ export class SecondRing {
     return second;
   }
 
-  /** Counts `amount` at `second` (or the newest second seen, if later); returns the second it counts in. */
+  /** Moves every count `by` seconds back: each counts for as long as it did, from the clock's new second. */
+  #stepBack(by: number): void {
+    const moved = this.#counts.slice();
+    for (let age = 0; age < RING_SLOTS; age++) this.#counts[(this.#head - by - age) % RING_SLOTS] = moved[(this.#head - age) % RING_SLOTS]!;
+    this.#head -= by;
+  }
+
+  /** Counts `amount` at `second`; returns the second it counts in. */
   add(second: number, amount: number): number {
     const counted = this.advance(second);
     this.#counts[counted % RING_SLOTS]! += amount;

@@ -1,3 +1,5 @@
+import { endWithin } from '../runtime-clock.js';
+
 /** How an alias orders its routes for a request (README "Routing strategies"). */
 export type RoutingStrategy = 'failover' | 'weighted' | 'least-busy' | 'lowest-latency';
 
@@ -14,6 +16,8 @@ interface RouteHealth {
   consecutiveFailures: number;
   /** Epoch ms until which the route is out (circuit open). */
   openUntil: number;
+  /** The cool-down it was taken out for: it is never out for longer from any instant (see outAt). */
+  coolDownMs: number;
 }
 
 /** Weight of the newest sample in the time-to-first-byte average. */
@@ -38,7 +42,7 @@ export class RouteBoard {
    */
   order(alias: string, count: number, strategy: RoutingStrategy, weights: readonly number[], now: number): number[] {
     const health = this.#of(alias, count);
-    const open = (i: number) => health[i]!.openUntil > now;
+    const open = (i: number) => outAt(health[i]!, now);
     const ready: number[] = [];
     const resting: number[] = [];
     for (let i = 0; i < count; i++) (open(i) ? resting : ready).push(i);
@@ -74,6 +78,7 @@ export class RouteBoard {
     route.consecutiveFailures += 1;
     if (route.consecutiveFailures >= breaker.failures) {
       route.openUntil = now + breaker.coolDownMs;
+      route.coolDownMs = breaker.coolDownMs;
       // After the cool-down one more failure takes it out again at once; a success closes it.
       route.consecutiveFailures = breaker.failures - 1;
     }
@@ -82,7 +87,7 @@ export class RouteBoard {
   #of(alias: string, count: number): RouteHealth[] {
     let health = this.#health.get(alias);
     if (!health || health.length !== count) {
-      health = Array.from({ length: count }, () => ({ inFlight: 0, ttfbMs: undefined, consecutiveFailures: 0, openUntil: 0 }));
+      health = Array.from({ length: count }, () => ({ inFlight: 0, ttfbMs: undefined, consecutiveFailures: 0, openUntil: 0, coolDownMs: 0 }));
       this.#health.set(alias, health);
     }
     return health;
@@ -91,6 +96,16 @@ export class RouteBoard {
   #route(alias: string, index: number): RouteHealth | undefined {
     return this.#health.get(alias)?.[index];
   }
+}
+
+/**
+ * Whether a route is out at `now`: until its cool-down's end, which is never more than the cool-down away. A wall
+ * clock stepped back (an NTP correction of a clock a day fast) would otherwise keep a route that recovered out for
+ * the length of the step; the end moves back with the clock instead, so the step adds at most one cool-down.
+ */
+function outAt(route: RouteHealth, now: number): boolean {
+  route.openUntil = endWithin(route.openUntil, route.coolDownMs, now);
+  return route.openUntil > now;
 }
 
 type Orderer = (indices: number[], health: RouteHealth[], weights: readonly number[], random: () => number) => void;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';
 import { installationSecret } from '../files/index.js';
-import { longestRequestMs, type ResolvedConfig } from '../config/index.js';
+import type { ResolvedConfig } from '../config/index.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleLogger, type Logger } from '../logger.js';
 import { MemoryPolicyStore } from './memory-policy-store.js';
@@ -56,7 +56,7 @@ export async function createPolicy(options: PolicyOptions): Promise<{ policy: Po
   const claim = await StoreOwner.claim(file, options.role ?? 'server');
   if (claim.holder) {
     const refuse = () => Promise.reject(new Error('An admin command forwarding to the store\'s server admits no requests'));
-    const idempotency = new MemoryIdempotencyStore(options.clock, { ...config.idempotency, runningTtlMs: longestRequestMs(config.relay) });
+    const idempotency = new MemoryIdempotencyStore(options.clock, config.idempotency);
     return { policy: { admit: refuse, admitSoon: refuse, idempotency, close: async () => undefined }, admin: new RemoteAdmin(claim.holder) };
   }
   const { owner } = claim;

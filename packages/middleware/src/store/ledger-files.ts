@@ -52,6 +52,11 @@ export class LedgerFiles {
   #pending: PendingAppend[] = [];
   #flushing: Promise<void> | undefined;
   #closed = false;
+  /**
+   * The newest instant the ledger holds: the newest file's start and every line's `at`. A new file is named no
+   * earlier (see #fileFor), so names sort in the order files were written, whatever the clock did.
+   */
+  #latest: number;
 
   private constructor(
     private readonly dir: string,
@@ -60,8 +65,10 @@ export class LedgerFiles {
     current: CurrentFile | undefined,
     /** The last complete settlement line on file when opened, if the newest file ends with one. */
     readonly lastLine: LedgerLine | undefined,
+    latest: number,
   ) {
     this.#current = current;
+    this.#latest = latest;
   }
 
   static async open(options: LedgerFilesOptions): Promise<LedgerFiles> {
@@ -80,7 +87,8 @@ export class LedgerFiles {
       if (last !== undefined) lastLine = isSettlement(last) ? last : undefined;
       if (bytes > 0) break;
     }
-    return new LedgerFiles(options.dir, maxBytes, clock, current, lastLine);
+    const newest = names.at(-1);
+    return new LedgerFiles(options.dir, maxBytes, clock, current, lastLine, Math.max(newest === undefined ? -Infinity : startOf(newest), lastLine?.at ?? -Infinity));
   }
 
   /** Resolves once every line is written and fdatasynced. */
@@ -88,7 +96,10 @@ export class LedgerFiles {
     if (this.#closed) return Promise.reject(new Error('the ledger is closed'));
     if (lines.length === 0) return Promise.resolve();
     let text = '';
-    for (const line of lines) text += `${JSON.stringify(line)}\n`;
+    for (const line of lines) {
+      text += `${JSON.stringify(line)}\n`;
+      if (line.at > this.#latest) this.#latest = line.at;
+    }
     return new Promise((resolve, reject) => {
       this.#pending.push({ text, lines: lines.length, resolve, reject });
       this.#flushing ??= this.#flush();
@@ -142,11 +153,16 @@ export class LedgerFiles {
     }
   }
 
-  /** The file the next `bytes` go to: the current one, or a new one once the day changed or it is full. */
+  /**
+   * The file the next `bytes` go to: the current one, or a new one once a later day began or it is full. A clock
+   * stepped back (an NTP correction) neither starts a file nor names one before the newest: named by the clock,
+   * the new file sorted before the one last written, so a start took that one's last line for the ledger's last
+   * (store-files.ts) and appended every settlement written since a second time, and a period export skipped lines.
+   */
   async #fileFor(bytes: number): Promise<CurrentFile> {
     const now = this.clock.now();
     const current = this.#current;
-    if (current && current.day === dayOf(now) && (current.bytes === 0 || current.bytes + bytes <= this.maxBytes)) {
+    if (current && dayOf(now) <= current.day && (current.bytes === 0 || current.bytes + bytes <= this.maxBytes)) {
       current.handle ??= await open(join(this.dir, current.name), 'a', PRIVATE_FILE_MODE);
       return current;
     }
@@ -154,7 +170,7 @@ export class LedgerFiles {
       this.#current = undefined;
       await current.handle?.close();
     }
-    const next = await createLedgerFile(this.dir, now);
+    const next = await createLedgerFile(this.dir, Math.max(now, this.#latest));
     this.#current = next;
     if (journalEvents.ledgerRotate.hasSubscribers) journalEvents.ledgerRotate.publish({ file: next.name, previousBytes: current?.bytes ?? 0 });
     return next;

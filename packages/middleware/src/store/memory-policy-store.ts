@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { KeyRing } from '../auth/index.js';
-import { longestRequestMs, type ResolvedConfig } from '../config/index.js';
+import type { ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
 import { chargeBalances } from '../policy/admission-rules.js';
 import { balanceTooLarge, checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, topUpMicros } from '../policy/admin-checks.js';
@@ -52,7 +52,7 @@ export class MemoryPolicyStore implements PolicyState, AdminOperations {
     private readonly clock: Clock,
     private readonly logger: Pick<Logger, 'error'>,
   ) {
-    this.idempotency = new MemoryIdempotencyStore(clock, { ...config.idempotency, runningTtlMs: longestRequestMs(config.relay) });
+    this.idempotency = new MemoryIdempotencyStore(clock, config.idempotency);
     for (const name of Object.keys(config.organizations)) this.#windows.set(name, emptyWindows());
   }
 

@@ -4,7 +4,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { generateKey, hashKey, KeyRing, type KeyRecord } from '../auth/index.js';
 import { longestRequestMs, type OrganizationConfig, type ResolvedConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import { nextReset } from '../policy/allowance-period.js';
+import { keptPeriodEnd, nextReset } from '../policy/allowance-period.js';
 import { checkKeyToRevoke, checkPaymentMethod, declaredOrganization, keyScopes, MAX_BALANCE_MICROS, balanceTooLarge, topUpMicros } from '../policy/admin-checks.js';
 import { billedTokens, microsToUsd, picoRates, usdToMicros } from '../policy/money.js';
 import { worstCaseMicros, worstCaseTokens } from '../policy/admission-rules.js';
@@ -326,7 +326,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
       wallet: microsToUsd(Number(bal.wallet ?? 0)),
       paymentMethod: bal.payment === '1',
       includedRemaining: config.included ? Math.max(0, config.included.tokens - (refilled ? 0 : Number(bal.incUsed ?? 0))) : 0,
-      resetAt: resetAt === null ? null : new Date(refilled && config.included ? nextReset(config.included, now) : resetAt).toISOString(),
+      resetAt: resetAt === null ? null : new Date(config.included ? (refilled ? nextReset(config.included, now) : keptPeriodEnd(config.included, resetAt, now)) : resetAt).toISOString(),
       requests: Number(bal.requests ?? 0),
       inputTokens: Number(bal.in ?? 0),
       outputTokens: Number(bal.out ?? 0),
@@ -360,7 +360,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
         outputTokens: Number(state.out ?? 0),
         costUsd: microsToUsd(Number(state.cost ?? 0)),
         budgetRemaining: record.budget ? microsToUsd(Math.max(0, usdToMicros(record.budget.usd) - spent)) : null,
-        budgetResetAt: record.budget ? new Date(renewed ? nextReset({ period: record.budget.period }, now) : resetAt!).toISOString() : null,
+        budgetResetAt: record.budget ? new Date(renewed ? nextReset(record.budget, now) : keptPeriodEnd(record.budget, resetAt!, now)).toISOString() : null,
         inFlight,
       };
     });

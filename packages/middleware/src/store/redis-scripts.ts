@@ -162,6 +162,10 @@ local function keyDenial(now, est, reservation)
     if resetAt == nil or now >= resetAt then
       redis.call('HSET', KEYS[7], 'spent', 0, 'resetAt', ARGV[18])
       resetAt = tonumber(ARGV[18])
+    elseif resetAt > tonumber(ARGV[18]) then
+      -- Set while a clock ran ahead: the spend stays, renewed at the current period's end (allowance-period.ts keptPeriodEnd).
+      redis.call('HSET', KEYS[7], 'resetAt', ARGV[18])
+      resetAt = tonumber(ARGV[18])
     end
     local headroom = budget - tonumber(redis.call('HGET', KEYS[7], 'spent') or '0') - tonumber(redis.call('HGET', KEYS[7], 'reserved') or '0')
     if not (headroom > 0 and headroom >= reservation) then return {'budget', tostring(resetAt)} end
@@ -209,6 +213,10 @@ if conc > 0 and redis.call('ZCOUNT', KEYS[3], '(' .. ARGV[1], '+inf') >= conc th
 local resetAt = redis.call('HGET', KEYS[1], 'resetAt')
 if resetAt and resetAt ~= '' and now >= tonumber(resetAt) then
   redis.call('HSET', KEYS[1], 'incUsed', 0, 'resetAt', ARGV[10])
+  resetAt = ARGV[10]
+elseif resetAt and resetAt ~= '' and ARGV[10] ~= '' and tonumber(resetAt) > tonumber(ARGV[10]) then
+  -- Set while a clock ran ahead: what was used stays, refilled at the current period's end (allowance-period.ts keptPeriodEnd).
+  redis.call('HSET', KEYS[1], 'resetAt', ARGV[10])
   resetAt = ARGV[10]
 end
 local payment = redis.call('HGET', KEYS[1], 'payment') == '1'
