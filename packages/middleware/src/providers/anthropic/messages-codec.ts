@@ -20,11 +20,21 @@ export const anthropicMessagesCodec: Codec = nativeRelayCodec({
   stream: (alias) => new MessagesRelayStream(alias),
 });
 
+/**
+ * Events that carry no output: held until the first that does (or the stream's end), so that a failure before any
+ * content — Anthropic reports an overload after `message_start` as an `error` event, most often before the first
+ * delta — finds the client's stream not begun yet, and fails over to the next route or answers an error with its
+ * status instead of cutting a stream that had begun.
+ */
+const beforeOutput = new Set(['message_start', 'content_block_start', 'ping']);
+
 /** Relays Anthropic events, renaming the model; a stream without `message_stop` did not finish. */
 export class MessagesRelayStream implements StreamTranslator {
   #stopped = false;
   #text = '';
   #usage: SeenUsage = { inputTokens: 0, outputTokens: 0, reported: false };
+  /** The events before the first output (beforeOutput), until it comes; then undefined. */
+  #held: ClientEvent[] | undefined = [];
 
   constructor(private readonly alias: string) {}
 
@@ -44,7 +54,13 @@ export class MessagesRelayStream implements StreamTranslator {
       // Anthropic reports mid-stream failures as an error event; Tollgate never invents or relays one.
       throw new IncompleteStream(`upstream stream error: ${JSON.stringify(data.error)}`);
     }
-    return [{ event: event.event ?? data.type, data }];
+    const relayed: ClientEvent = { event: event.event ?? data.type, data };
+    const held = this.#held;
+    if (held === undefined) return [relayed];
+    held.push(relayed);
+    if (beforeOutput.has(data.type)) return [];
+    this.#held = undefined;
+    return held;
   }
 
   get ended(): boolean {
