@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadConfigFile, parseConfig, type ConfigInput } from '../config/index.js';
@@ -6,6 +5,7 @@ import { ServiceError } from '../errors/index.js';
 import { microsToUsd } from '../policy/index.js';
 import { ledgerDirectoryOf, readLedger, type LedgerLine } from '../store/index.js';
 import { embeddedStoreFile } from './embedded-config.js';
+import { existingDataDirectory } from './store-directory.js';
 
 interface LedgerOptions {
   from?: string;
@@ -49,8 +49,7 @@ function ledgerDirectory(input: ConfigInput): string {
 
 /** The embedded default's ledger, found without making the embedded default (its directory, its development key): this command only reads. */
 function embeddedLedgerDirectory(data: string): string {
-  if (!existsSync(data)) throw new ServiceError('invalid_request', `There is no Tollgate data directory at ${resolve(data)} (--data): no ledger to read`);
-  return ledgerDirectoryOf(resolve(embeddedStoreFile(data)));
+  return ledgerDirectoryOf(resolve(embeddedStoreFile(existingDataDirectory(data, 'no ledger to read'))));
 }
 
 /** `2026-11`, `2026-11-01`, `2026-11-01T12:00[:00[.000]]` with `Z` or an offset (none: UTC, like a date alone). */
