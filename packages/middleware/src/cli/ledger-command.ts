@@ -34,7 +34,7 @@ export function registerLedgerCommand(admin: Command): void {
     .action(async (options: LedgerOptions) => {
       const { config: file, data } = admin.opts<{ config?: string; data: string }>();
       const dir = file ? ledgerDirectory(loadConfigFile(file).config) : embeddedLedgerDirectory(data);
-      const filter = { from: instant('--from', options.from), to: instant('--to', options.to), org: options.org };
+      const filter = { ...period(instant('--from', options.from), instant('--to', options.to)), org: options.org };
       const lines = readLedger(dir, filter);
       if (options.sum) console.log(JSON.stringify(await totals(lines), null, 2));
       else await print(lines, options.format);
@@ -68,6 +68,14 @@ function instant(flag: string, value: string | undefined): number | undefined {
   const parsed = real ? Date.parse(match[4] !== undefined && zone === undefined ? `${value}Z` : value) : Number.NaN;
   if (Number.isNaN(parsed)) throw new ServiceError('invalid_request', `${flag} must be an ISO date or instant (2026-11-01, 2026-11-01T12:00:00Z; UTC unless an offset is given), not "${value}"`);
   return parsed;
+}
+
+/** [from, to) holds an instant: swapped or equal bounds would export nothing and sum as "no spend", exit 0. */
+function period(from: number | undefined, to: number | undefined): { from?: number; to?: number } {
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw new ServiceError('invalid_request', `--from must be before --to: [${new Date(from).toISOString()}, ${new Date(to).toISOString()}) holds no instant`);
+  }
+  return { from, to };
 }
 
 async function print(lines: AsyncIterable<LedgerLine>, format: 'csv' | 'jsonl'): Promise<void> {
