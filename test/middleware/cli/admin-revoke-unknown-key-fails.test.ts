@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminCli } from '../../support/cli-process.js';
@@ -17,6 +17,8 @@ describe('tollgate admin keys revoke of a key it does not know', function () {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'tollgate-hunt-revoke-'));
+    // The store's directory, as an installation has it (tollgate admin never makes one).
+    mkdirSync(join(dir, 'data'));
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ keys: [{ key: KEY, org: 'acme', id: 'acme-main' }], organizations: { acme: { wallet: 1 } }, store: { kind: 'memory', file: 'data/state.json' } }));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,7 @@ describe('tollgate serve refusing to start', function () {
   });
 
   it('exits 1 naming a damaged state.json, no stack trace', async () => {
+    mkdirSync(join(cwd, 'data')); // tollgate admin works on an installation's directory, never makes one
     assert.equal((await adminCli(cwd, 'topup', 'local', '5')).code, 0);
     const file = join(cwd, 'data', 'state.json');
     writeFileSync(file, readFileSync(file, 'utf8').slice(0, 60));

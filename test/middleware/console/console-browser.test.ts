@@ -91,6 +91,30 @@ describe('the operator console in headless Chromium', function () {
     await page.screenshot({ path: join(screenshots, 'console-billing.png') });
   });
 
+  // A double-click (or Enter pressed twice) submits a form twice: each submit was sent, so the wallet was credited
+  // twice, and two keys were made, one of them never shown to anyone.
+  it('tops up once when the operator double-clicks Top up, and tops up again on the next click', async () => {
+    await logIn(ADMIN_KEY);
+    const before = (await stack.gateway.gate.admin.usage('acme')).wallet;
+    await page.fill('#top-up-amount', '5');
+    await page.dblclick('#top-up button[type=submit]');
+    await page.waitForSelector('#top-up-done');
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).wallet, before + 5);
+    await page.fill('#top-up-amount', '1');
+    await page.click('#top-up button[type=submit]');
+    await page.waitForFunction((wallet) => document.querySelector('#top-up-done')?.textContent === `Wallet is now $${wallet}.`, (before + 6).toFixed(2));
+    assert.equal((await stack.gateway.gate.admin.usage('acme')).wallet, before + 6);
+  });
+
+  it('creates one key when the operator double-clicks Create key', async () => {
+    await logIn(ADMIN_KEY);
+    const keys = async () => (await fetch(`${stack.url}/console/api/orgs/acme`, { headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } }).then((r) => r.json())).keys.length as number;
+    const before = await keys();
+    await page.dblclick('#create-key button[type=submit]');
+    await page.waitForSelector('#new-key-secret');
+    assert.equal(await keys(), before + 1);
+  });
+
   it('logs out: the page asks for a key again and the API refuses the old session', async () => {
     await logIn(ADMIN_KEY);
     await page.click('#logout');

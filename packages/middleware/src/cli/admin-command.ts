@@ -7,6 +7,7 @@ import { createPolicy } from '../store/index.js';
 import { systemClock } from '../runtime-clock.js';
 import { embeddedConfig } from './embedded-config.js';
 import { registerLedgerCommand } from './ledger-command.js';
+import { existingDataDirectory, existingStoreFileDirectory } from './store-directory.js';
 
 /**
  * `tollgate admin …`: the operations of `gate.admin`, against the configured store. With a memory store
@@ -20,10 +21,14 @@ export function registerAdminCommand(program: Command): void {
 
   const run = (operation: (ops: AdminOperations) => Promise<unknown>) => async () => {
     const { config: file, data } = admin.opts<{ config?: string; data: string }>();
-    const { config } = parseConfig(withoutPendingFile(file ? readConfigFile(file) : embeddedConfig(data).config));
+    // Checked before the embedded default is made: making it writes a data directory and a development key.
+    const { config } = parseConfig(withoutPendingFile(file ? readConfigFile(file) : embeddedConfig(existingDataDirectory(data, 'nothing was changed')).config));
     // A memory store without a file lives only inside the process that serves it: nothing here could reach or keep it.
-    if (config.store.kind === 'memory' && !config.store.file) {
-      throw new ServiceError('invalid_request', 'tollgate admin works on a store kept outside the server: a memory store with a file (store.file) or Redis; this config\'s memory store lives only in the serving process (use gate.admin there). Nothing was changed');
+    if (config.store.kind === 'memory') {
+      if (!config.store.file) {
+        throw new ServiceError('invalid_request', 'tollgate admin works on a store kept outside the server: a memory store with a file (store.file) or Redis; this config\'s memory store lives only in the serving process (use gate.admin there). Nothing was changed');
+      }
+      existingStoreFileDirectory(config.store.file, 'nothing was changed');
     }
     const { policy, admin: operations } = await createPolicy({ config, keys: KeyRing.fromConfig(config.keys), clock: systemClock, baseDir: process.cwd(), logger: { error: (m, e) => console.error(m, e) }, role: 'admin' });
     try {

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { loadConfigFile, parseConfig, type ConfigInput } from '../config/index.js';
@@ -6,6 +5,7 @@ import { ServiceError } from '../errors/index.js';
 import { microsToUsd } from '../policy/index.js';
 import { ledgerDirectoryOf, readLedger, type LedgerLine } from '../store/index.js';
 import { embeddedStoreFile } from './embedded-config.js';
+import { existingDataDirectory } from './store-directory.js';
 
 interface LedgerOptions {
   from?: string;
@@ -34,7 +34,7 @@ export function registerLedgerCommand(admin: Command): void {
     .action(async (options: LedgerOptions) => {
       const { config: file, data } = admin.opts<{ config?: string; data: string }>();
       const dir = file ? ledgerDirectory(loadConfigFile(file).config) : embeddedLedgerDirectory(data);
-      const filter = { from: instant('--from', options.from), to: instant('--to', options.to), org: options.org };
+      const filter = { ...period(instant('--from', options.from), instant('--to', options.to)), org: options.org };
       const lines = readLedger(dir, filter);
       if (options.sum) console.log(JSON.stringify(await totals(lines), null, 2));
       else await print(lines, options.format);
@@ -49,8 +49,7 @@ function ledgerDirectory(input: ConfigInput): string {
 
 /** The embedded default's ledger, found without making the embedded default (its directory, its development key): this command only reads. */
 function embeddedLedgerDirectory(data: string): string {
-  if (!existsSync(data)) throw new ServiceError('invalid_request', `There is no Tollgate data directory at ${resolve(data)} (--data): no ledger to read`);
-  return ledgerDirectoryOf(resolve(embeddedStoreFile(data)));
+  return ledgerDirectoryOf(resolve(embeddedStoreFile(existingDataDirectory(data, 'no ledger to read'))));
 }
 
 /** `2026-11`, `2026-11-01`, `2026-11-01T12:00[:00[.000]]` with `Z` or an offset (none: UTC, like a date alone). */
@@ -69,6 +68,14 @@ function instant(flag: string, value: string | undefined): number | undefined {
   const parsed = real ? Date.parse(match[4] !== undefined && zone === undefined ? `${value}Z` : value) : Number.NaN;
   if (Number.isNaN(parsed)) throw new ServiceError('invalid_request', `${flag} must be an ISO date or instant (2026-11-01, 2026-11-01T12:00:00Z; UTC unless an offset is given), not "${value}"`);
   return parsed;
+}
+
+/** [from, to) holds an instant: swapped or equal bounds would export nothing and sum as "no spend", exit 0. */
+function period(from: number | undefined, to: number | undefined): { from?: number; to?: number } {
+  if (from !== undefined && to !== undefined && from >= to) {
+    throw new ServiceError('invalid_request', `--from must be before --to: [${new Date(from).toISOString()}, ${new Date(to).toISOString()}) holds no instant`);
+  }
+  return { from, to };
 }
 
 async function print(lines: AsyncIterable<LedgerLine>, format: 'csv' | 'jsonl'): Promise<void> {

@@ -15,9 +15,17 @@ export interface ConsoleSession {
 }
 
 /**
+ * How many sessions one admin key holds at once; its next login ends its own oldest. Without it, the one
+ * installation-wide bound let a single admin key's login flood (any organization's) drop every other
+ * organization's operator as "the oldest".
+ */
+export const SESSIONS_PER_KEY = 10;
+
+/**
  * The console's sessions, held in memory and bounded (README "Console"): each lives a fixed time, expired
- * ones are dropped as new ones open, and past `maxSessions` the oldest is dropped, so a flood of logins
- * cannot grow the process. A Map keeps insertion order, which with one lifetime is also expiry order (to within a clock step).
+ * ones are dropped as new ones open, one key holds at most `SESSIONS_PER_KEY`, and past `maxSessions` the
+ * oldest is dropped, so a flood of logins cannot grow the process nor, from one key, log anyone else out.
+ * A Map keeps insertion order, which with one lifetime is also expiry order (per key as well; to within a clock step).
  *
  * @example
  * const sessions = new ConsoleSessions({ lifetimeMs: 3_600_000, maxSessions: 1_000 }, systemClock);
@@ -26,6 +34,8 @@ export interface ConsoleSession {
  */
 export class ConsoleSessions {
   readonly #sessions = new Map<string, ConsoleSession>();
+  /** Each key's session ids, oldest first. */
+  readonly #byKey = new Map<string, Set<string>>();
 
   constructor(
     private readonly limits: { lifetimeMs: number; maxSessions: number },
@@ -36,10 +46,16 @@ export class ConsoleSessions {
     const now = this.clock.now();
     for (const [id, session] of this.#sessions) {
       if (this.#live(session, now) && this.#sessions.size < this.limits.maxSessions) break;
-      this.#sessions.delete(id);
+      this.close(id);
+    }
+    const ofKey = this.#byKey.get(owner.keySha256) ?? new Set<string>();
+    for (const id of ofKey) {
+      if (ofKey.size < SESSIONS_PER_KEY) break;
+      this.close(id);
     }
     const session: ConsoleSession = { id: token(), csrfToken: token(), org: owner.org, keyId: owner.keyId, keySha256: owner.keySha256, expiresAt: now + this.limits.lifetimeMs };
     this.#sessions.set(session.id, session);
+    this.#byKey.set(owner.keySha256, ofKey.add(session.id));
     return session;
   }
 
@@ -49,7 +65,7 @@ export class ConsoleSessions {
     const session = this.#sessions.get(id);
     if (!session) return undefined;
     if (this.#live(session, this.clock.now())) return session;
-    this.#sessions.delete(id);
+    this.close(id);
     return undefined;
   }
 
@@ -64,7 +80,12 @@ export class ConsoleSessions {
   }
 
   close(id: string): void {
+    const session = this.#sessions.get(id);
+    if (!session) return;
     this.#sessions.delete(id);
+    const ofKey = this.#byKey.get(session.keySha256)!;
+    ofKey.delete(id);
+    if (ofKey.size === 0) this.#byKey.delete(session.keySha256);
   }
 
   get size(): number {

@@ -22,6 +22,10 @@ export class Journal<Record> {
   #pending: { line: string; resolve: () => void; reject: (error: unknown) => void }[] = [];
   #flushing: Promise<void> | undefined;
   #bytes: number;
+  /** The file's length once every acknowledged line is in: where a refused batch's fragment is cut off. */
+  #size: number;
+  /** A batch was refused: part of it may be in the file, and must be cut before anything is appended after it. */
+  #torn = false;
 
   private constructor(
     private readonly file: string,
@@ -32,6 +36,7 @@ export class Journal<Record> {
   ) {
     this.records = records;
     this.#bytes = bytes;
+    this.#size = bytes;
     const handle = after ? after.then(() => openPrivate(file, 'a')) : openPrivate(file, 'a');
     // A new file's directory entry is made durable before the first append is acknowledged.
     this.#handle = created ? handle.then(async (h) => (await syncDirectory(dirname(file)), h)) : handle;
@@ -94,6 +99,8 @@ export class Journal<Record> {
         await handle.truncate(0);
         await handle.datasync();
         this.#bytes -= emptied;
+        this.#size = 0;
+        this.#torn = false;
       } catch {
         // Kept whole: the next start reads it and keeps only what still waits.
       }
@@ -112,15 +119,26 @@ export class Journal<Record> {
     try {
       while (this.#pending.length > 0) {
         const batch = this.#pending.splice(0);
+        const text = batch.map((entry) => entry.line).join('');
         try {
           const handle = await this.#handle;
           const started = performance.now();
-          const text = batch.map((entry) => entry.line).join('');
+          // A filling disk takes a write in part before it refuses it (ENOSPC): the refused lines' fragment stays
+          // in the file, and a line appended after it would make one line that is not JSON, a journal the next
+          // start refuses as damaged. Cut back to the acknowledged lines first (a torn last line alone is dropped
+          // on open, so a crash before this cut loses nothing acknowledged either).
+          if (this.#torn) {
+            await handle.truncate(this.#size);
+            this.#torn = false;
+          }
           await appendFully(handle, text);
           await handle.datasync();
+          this.#size += Buffer.byteLength(text);
           if (journalEvents.journalCommit.hasSubscribers) journalEvents.journalCommit.publish({ file: this.file, lines: batch.length, bytes: text.length, ms: performance.now() - started });
           for (const entry of batch) entry.resolve();
         } catch (error) {
+          this.#torn = true;
+          this.#bytes -= text.length;
           for (const entry of batch) entry.reject(error);
         }
       }

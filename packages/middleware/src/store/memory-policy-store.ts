@@ -185,7 +185,7 @@ export class MemoryPolicyStore implements PolicyState, AdminOperations {
   }
 
   async #record(record: JournalRecord): Promise<void> {
-    if (this.#files) await this.#files.record(record);
+    if (this.#files) await this.#files.record(record).catch(refusedByDisk);
     else this.#apply(record);
   }
 
@@ -283,4 +283,16 @@ export class MemoryPolicyStore implements PolicyState, AdminOperations {
     if (!balances) throw new ServiceError('invalid_request', `Unknown organization "${org}"`);
     return balances;
   }
+}
+
+/**
+ * A change the journal refused (a full disk, an I/O error) was not applied (StoreFiles applies a record only once
+ * it is durable): the operator is told so, as a store that cannot be reached is reported (503 policy_unavailable,
+ * README "Command line"), not with a bare 500 that leaves them guessing whether the money went in.
+ */
+function refusedByDisk(cause: unknown): never {
+  // The errno code, not the message: an organization's admin sees this in the console, and a message may name the server's paths.
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const reason = typeof code === 'string' ? code : 'the disk refused it';
+  throw new ServiceError('policy_unavailable', `The store could not write this change to its journal (${reason}); nothing was changed. Make room on its disk, then repeat it`, { cause });
 }

@@ -18,5 +18,23 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Rec
   return element;
 }
 
+/**
+ * A click or submit handler that runs `action` one at a time: `button` stays disabled until the action (its
+ * request and the view it renders) settles, so a double-click or Enter pressed twice sends one request, not two
+ * (two top-ups, two keys of which one is never shown).
+ *
+ * @example
+ * form.addEventListener('submit', oneAtATime(submit, () => api.topUp(org, 5).then(render, showError)));
+ */
+export function oneAtATime(button: HTMLButtonElement, action: () => Promise<unknown>): (event: Event) => void {
+  return (event) => {
+    event.preventDefault();
+    if (button.disabled) return;
+    button.disabled = true;
+    const release = () => (button.disabled = false);
+    void action().then(release, release);
+  };
+}
+
 export const usd = (value: number): string => `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
 export const count = (value: number): string => value.toLocaleString('en-US');

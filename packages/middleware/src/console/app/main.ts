@@ -1,6 +1,6 @@
 import { barChart } from './bar-chart.js';
 import { ConsoleApi, ConsoleError, type Overview, type Session } from './console-api.js';
-import { count, h, usd } from './dom.js';
+import { count, h, oneAtATime, usd } from './dom.js';
 
 /**
  * The operator's console in the browser: a login form for an admin key, then the organization's page
@@ -18,17 +18,20 @@ function showError(target: HTMLElement, error: unknown): void {
 function loginView(): void {
   const message = h('p', { class: 'error', role: 'alert', hidden: true });
   const input = h('input', { id: 'admin-key', name: 'admin-key', type: 'password', autocomplete: 'off', required: true, placeholder: 'admin key' });
-  const form = h('form', { id: 'login', class: 'card narrow' }, h('h1', {}, 'Tollgate console'), h('label', { for: 'admin-key' }, 'Admin key'), input, h('button', { type: 'submit' }, 'Log in'), message);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    api.login(input.value).then(
-      (session) => {
-        input.value = '';
-        void organizationView(session);
-      },
-      (error: unknown) => showError(message, error),
-    );
-  });
+  const submit = h('button', { type: 'submit' }, 'Log in');
+  const form = h('form', { id: 'login', class: 'card narrow' }, h('h1', {}, 'Tollgate console'), h('label', { for: 'admin-key' }, 'Admin key'), input, submit, message);
+  form.addEventListener(
+    'submit',
+    oneAtATime(submit, () =>
+      api.login(input.value).then(
+        (session) => {
+          input.value = '';
+          return organizationView(session);
+        },
+        (error: unknown) => showError(message, error),
+      ),
+    ),
+  );
   app.replaceChildren(form);
 }
 
@@ -40,7 +43,7 @@ interface Notices {
 
 async function organizationView(session: Session, notices: Notices = {}): Promise<void> {
   const overview = await api.overview(session.org);
-  const reload = (next: Notices = {}) => void organizationView(session, next).catch((error: unknown) => showError(status, error));
+  const reload = (next: Notices = {}) => organizationView(session, next).catch((error: unknown) => showError(status, error));
   const status = h('p', { class: 'error', role: 'alert', hidden: true });
   const logout = h('button', { id: 'logout', type: 'button', class: 'link', onclick: () => void api.logout().then(loginView, (error: unknown) => showError(status, error)) }, 'Log out');
   app.replaceChildren(
@@ -83,19 +86,22 @@ function charts({ activity, ledgerFiles }: Overview): HTMLElement {
   );
 }
 
-type Reload = (notices?: Notices) => void;
+type Reload = (notices?: Notices) => Promise<void>;
 
 function keysSection(session: Session, overview: Overview, reload: Reload, status: HTMLElement, notice?: HTMLElement): HTMLElement {
   const scopes = ['models', 'sql', 'sql:read'].map((scope) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'scope', value: scope, checked: scope !== 'sql:read' }), scope));
-  const create = h('form', { id: 'create-key', class: 'inline' }, ...scopes, h('button', { type: 'submit' }, 'Create key'));
-  create.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const chosen = [...create.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map((input) => input.value);
-    api.createKey(session.org, chosen).then(
-      ({ key, keyId }) => reload({ keys: h('div', { class: 'secret', id: 'new-key', 'data-key-id': keyId }, h('p', {}, `Key ${keyId} created. Copy it now: it is shown only once.`), h('code', { id: 'new-key-secret' }, key)) }),
-      (error: unknown) => showError(status, error),
-    );
-  });
+  const submit = h('button', { type: 'submit' }, 'Create key');
+  const create = h('form', { id: 'create-key', class: 'inline' }, ...scopes, submit);
+  create.addEventListener(
+    'submit',
+    oneAtATime(submit, () => {
+      const chosen = [...create.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map((input) => input.value);
+      return api.createKey(session.org, chosen).then(
+        ({ key, keyId }) => reload({ keys: h('div', { class: 'secret', id: 'new-key', 'data-key-id': keyId }, h('p', {}, `Key ${keyId} created. Copy it now: it is shown only once.`), h('code', { id: 'new-key-secret' }, key)) }),
+        (error: unknown) => showError(status, error),
+      );
+    }),
+  );
   const rows = overview.keys.map((key) =>
     h(
       'tr',
@@ -103,23 +109,39 @@ function keysSection(session: Session, overview: Overview, reload: Reload, statu
       h('td', {}, h('code', {}, key.keyId)),
       h('td', {}, key.scopes.join(', ')),
       h('td', {}, key.usage ? `${count(key.usage.requests)} · ${usd(key.usage.costUsd)}` : '—'),
-      h('td', {}, key.revoked ? 'revoked' : h('button', { type: 'button', class: 'danger', onclick: () => confirm(`Revoke ${key.keyId}? Requests with it are refused at once.`) && void api.revokeKey(session.org, key.keyId).then(() => reload(), (error: unknown) => showError(status, error)) }, 'Revoke')),
+      h('td', {}, key.revoked ? 'revoked' : revokeButton(session, key.keyId, reload, status)),
     ),
   );
   return h('section', { class: 'card', id: 'keys' }, h('h2', {}, 'API keys'), h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Key id'), h('th', {}, 'Scopes'), h('th', {}, 'Requests · spend'), h('th', {}, ''))), h('tbody', {}, ...rows)), create, notice);
 }
 
+function revokeButton(session: Session, keyId: string, reload: Reload, status: HTMLElement): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'danger' }, 'Revoke');
+  button.addEventListener(
+    'click',
+    oneAtATime(button, async () => {
+      if (!confirm(`Revoke ${keyId}? Requests with it are refused at once.`)) return;
+      await api.revokeKey(session.org, keyId).then(() => reload(), (error: unknown) => showError(status, error));
+    }),
+  );
+  return button;
+}
+
 function billingSection(session: Session, { usage }: Overview, reload: Reload, status: HTMLElement, notice?: HTMLElement): HTMLElement {
   const amount = h('input', { id: 'top-up-amount', name: 'usd', type: 'number', min: '0.000001', step: 'any', required: true, placeholder: 'USD' });
-  const topUp = h('form', { id: 'top-up', class: 'inline' }, h('label', { for: 'top-up-amount' }, 'Add credit'), amount, h('button', { type: 'submit' }, 'Top up'));
-  topUp.addEventListener('submit', (event) => {
-    event.preventDefault();
-    api.topUp(session.org, Number(amount.value)).then(
-      ({ wallet }) => reload({ billing: h('p', { class: 'notice', id: 'top-up-done' }, `Wallet is now ${usd(wallet)}.`) }),
-      (error: unknown) => showError(status, error),
-    );
-  });
-  const toggle = h('button', { id: 'payment-method', type: 'button', onclick: () => void api.setPaymentMethod(session.org, !usage.paymentMethod).then(() => reload(), (error: unknown) => showError(status, error)) }, usage.paymentMethod ? 'Remove payment method' : 'Record a payment method');
+  const submit = h('button', { type: 'submit' }, 'Top up');
+  const topUp = h('form', { id: 'top-up', class: 'inline' }, h('label', { for: 'top-up-amount' }, 'Add credit'), amount, submit);
+  topUp.addEventListener(
+    'submit',
+    oneAtATime(submit, () =>
+      api.topUp(session.org, Number(amount.value)).then(
+        ({ wallet }) => reload({ billing: h('p', { class: 'notice', id: 'top-up-done' }, `Wallet is now ${usd(wallet)}.`) }),
+        (error: unknown) => showError(status, error),
+      ),
+    ),
+  );
+  const toggle = h('button', { id: 'payment-method', type: 'button' }, usage.paymentMethod ? 'Remove payment method' : 'Record a payment method');
+  toggle.addEventListener('click', oneAtATime(toggle, () => api.setPaymentMethod(session.org, !usage.paymentMethod).then(() => reload(), (error: unknown) => showError(status, error))));
   return h('section', { class: 'card', id: 'billing' }, h('h2', {}, 'Billing'), h('p', {}, `Wallet ${usd(usage.wallet)}; payment method ${usage.paymentMethod ? 'on file (included models draw on the wallet once tokens run out)' : 'not on file'}.`), topUp, toggle, notice);
 }
 
