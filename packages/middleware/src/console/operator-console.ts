@@ -10,6 +10,7 @@ import { consoleAssets, readConsoleAsset } from './console-assets.js';
 import { cookieOf, LOGIN_COOKIE, SESSION_COOKIE, setCookie } from './console-cookies.js';
 import { CONSOLE_HEADERS, consolePage } from './console-page.js';
 import { ConsoleSessions, tokensMatch, type ConsoleSession } from './console-sessions.js';
+import { LedgerDigests } from './ledger-digests.js';
 import { firstDayOf, LEDGER_PAGE_SIZE, MAX_LEDGER_PAGE, orgActivity, recentLedger } from './org-activity.js';
 
 /** What the console uses of the gateway: the same admin operations as `gate.admin` and `tollgate admin`. */
@@ -68,12 +69,15 @@ const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
  */
 export class OperatorConsole {
   readonly #sessions: ConsoleSessions;
+  /** The ledger files' sums the charts and pages read (ledger-digests.ts); undefined without ledger files. */
+  readonly #digests: LedgerDigests | undefined;
 
   constructor(
     readonly config: ConsoleConfig,
     private readonly deps: ConsoleDependencies,
   ) {
     this.#sessions = new ConsoleSessions({ lifetimeMs: config.sessionMinutes * 60_000, maxSessions: config.maxSessions }, deps.clock);
+    this.#digests = deps.ledgerDir === undefined ? undefined : new LedgerDigests(deps.ledgerDir);
   }
 
   /** Whether the URL (below the host's mount point) is the console's. */
@@ -176,7 +180,7 @@ export class OperatorConsole {
   /** Wallet, allowance, totals, the charts of the last 30 days, and the organization's keys. */
   async overview(call: ConsoleCall): Promise<void> {
     const usage = await (await this.deps.admin()).usage(call.org);
-    const activity = await orgActivity(this.deps.ledgerDir, call.org, this.deps.clock.now(), DAYS_CHARTED);
+    const activity = await orgActivity(this.#digests, call.org, this.deps.clock.now(), DAYS_CHARTED);
     const keys = (await this.deps.keys())
       .records()
       .filter((record) => record.org === call.org)
@@ -190,7 +194,7 @@ export class OperatorConsole {
     const page = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
     if (!(page <= MAX_LEDGER_PAGE)) throw new ServiceError('invalid_request', `page is a whole number from 0 to ${MAX_LEDGER_PAGE} (got "${text.slice(0, 20)}")`);
     // The charts' days, no further back: a page never reads more history than the overview does.
-    const { rows, hasOlder } = await recentLedger(this.deps.ledgerDir, call.org, page, firstDayOf(this.deps.clock.now(), DAYS_CHARTED));
+    const { rows, hasOlder } = await recentLedger(this.deps.ledgerDir, this.#digests, call.org, page, firstDayOf(this.deps.clock.now(), DAYS_CHARTED));
     sendJson(call.res, 200, { page, pageSize: LEDGER_PAGE_SIZE, rows, hasOlder: hasOlder && page < MAX_LEDGER_PAGE }, CONSOLE_HEADERS);
   }
 

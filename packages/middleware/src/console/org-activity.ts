@@ -1,5 +1,6 @@
 import { microsToUsd } from '../policy/index.js';
-import { ledgerFileReaches, ledgerFiles, readLedger, readLedgerFile, type LedgerLine } from '../store/index.js';
+import { readLedgerFile, type LedgerLine } from '../store/index.js';
+import { add, dayOf, emptySum, sumOf, type LedgerDigests, type Sum } from './ledger-digests.js';
 
 /** One bar of a chart: a day, an alias or a key, with what it spent and used. */
 export interface ActivityBar {
@@ -36,37 +37,27 @@ export const LEDGER_PAGE_SIZE = 25;
 /** Paging reaches this far back (newest first): memory for a page stays bounded by (page + 1) × page size. */
 export const MAX_LEDGER_PAGE = 39;
 
-interface Sum {
-  costMicros: number;
-  inputTokens: number;
-  outputTokens: number;
-  requests: number;
-}
-
 /**
- * Sums the organization's ledger lines of the last `days` UTC days (today included). The ledger files are
- * streamed (README "The memory store's files"); what is held is one sum per day, alias and key. No directory (a store
- * without ledger files) gives empty charts.
+ * Sums the organization's ledger lines of the last `days` UTC days (today included), from the ledger files' digests
+ * (ledger-digests.ts: each file read once per size, for every organization). No digests (a store without ledger
+ * files) give empty charts.
  *
  * @example
- * const { days } = await orgActivity('data/state.json.ledger', 'acme', Date.now(), 30);
+ * const { days } = await orgActivity(new LedgerDigests('data/state.json.ledger'), 'acme', Date.now(), 30);
  */
-export async function orgActivity(dir: string | undefined, org: string, now: number, days: number): Promise<OrgActivity> {
+export async function orgActivity(digests: LedgerDigests | undefined, org: string, now: number, days: number): Promise<OrgActivity> {
   const firstDay = firstDayOf(now, days);
   const byDay = new Map<string, Sum>();
-  for (let day = 0; day < days; day++) byDay.set(new Date(firstDay + day * DAY).toISOString().slice(0, 10), emptySum());
+  for (let day = 0; day < days; day++) byDay.set(dayOf(firstDay + day * DAY), emptySum());
   const byAlias = new Map<string, Sum>();
   const byKey = new Map<string, Sum>();
-  if (dir !== undefined) {
-    for await (const line of readLedger(dir, { from: firstDay, org })) {
-      const day = byDay.get(new Date(line.at).toISOString().slice(0, 10));
-      for (const sum of [day, sumOf(byAlias, line.alias), sumOf(byKey, line.keyId)]) {
-        if (!sum) continue;
-        sum.costMicros += line.cost;
-        sum.inputTokens += line.in;
-        sum.outputTokens += line.out;
-        sum.requests += 1;
-      }
+  for (const digest of digests ? await digests.since(firstDay) : []) {
+    for (const [day, sums] of digest.get(org) ?? []) {
+      const daySum = byDay.get(day);
+      if (!daySum) continue; // before the window (a file that spans its first day)
+      add(daySum, sums.total);
+      for (const [alias, sum] of sums.byAlias) add(sumOf(byAlias, alias), sum);
+      for (const [keyId, sum] of sums.byKey) add(sumOf(byKey, keyId), sum);
     }
   }
   return { days: bars(byDay), byAlias: bars(byAlias), byKey: bars(byKey) };
@@ -84,12 +75,17 @@ export function firstDayOf(now: number, days: number): number {
  * organization with fewer settlements than the page read every file of every organization's history, however
  * old: a page cost grew with the installation's age.
  */
-export async function recentLedger(dir: string | undefined, org: string, page: number, from: number): Promise<{ rows: LedgerRow[]; hasOlder: boolean }> {
-  if (dir === undefined) return { rows: [], hasOlder: false };
+export async function recentLedger(dir: string | undefined, digests: LedgerDigests | undefined, org: string, page: number, from: number): Promise<{ rows: LedgerRow[]; hasOlder: boolean }> {
+  if (dir === undefined || digests === undefined) return { rows: [], hasOlder: false };
   const keep = (page + 1) * LEDGER_PAGE_SIZE + 1;
   const newest: LedgerLine[] = [];
-  const names = await ledgerFiles(dir);
-  for (let i = names.length - 1; i >= 0 && newest.length < keep && ledgerFileReaches(names, i, from); i--) {
+  const firstDay = dayOf(from);
+  const names = await digests.filesSince(from);
+  for (let i = names.length - 1; i >= 0 && newest.length < keep; i--) {
+    // Only a file holding a settlement of the organization in the window is read (its digest says so): an
+    // organization with few settlements read every file of the window, every other organization's lines included.
+    const days = (await digests.digestOf(names[i]!)).get(org);
+    if (!days || ![...days.keys()].some((day) => day >= firstDay)) continue;
     // The newest lines of this file that still fit, in file order.
     const tail: LedgerLine[] = [];
     for await (const line of readLedgerFile(dir, names[i]!, org)) {
@@ -115,16 +111,6 @@ function ledgerRow(line: LedgerLine): LedgerRow {
     costUsd: microsToUsd(line.cost),
     requestId: line.requestId ?? null,
   };
-}
-
-function emptySum(): Sum {
-  return { costMicros: 0, inputTokens: 0, outputTokens: 0, requests: 0 };
-}
-
-function sumOf(sums: Map<string, Sum>, label: string): Sum {
-  let sum = sums.get(label);
-  if (!sum) sums.set(label, (sum = emptySum()));
-  return sum;
 }
 
 function bars(sums: Map<string, Sum>): ActivityBar[] {
