@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate, hashKey, presentedKey, type KeyRing } from '../auth/index.js';
 import type { ConsoleConfig } from '../config/index.js';
 import { ServiceError } from '../errors/index.js';
-import { readJsonBody, sendJson } from '../http/index.js';
+import { OrgSlots, readJsonBody, sendJson } from '../http/index.js';
 import type { AdminOperations } from '../policy/index.js';
 import type { Clock } from '../runtime-clock.js';
 import { consoleAssets, readConsoleAsset } from './console-assets.js';
@@ -53,6 +53,8 @@ interface ConsoleRoute {
 }
 
 const DAYS_CHARTED = 30;
+/** An organization's console ledger pages read at once (its console asks for one at a time; a few tabs fit). */
+const LEDGER_READS_AT_ONCE = 4;
 const MAX_BODY_BYTES = 16 * 1024;
 const LOGIN_TOKEN_SECONDS = 3_600;
 const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -69,6 +71,8 @@ const LOGIN_TOKEN = /^[A-Za-z0-9_-]{43}$/;
  */
 export class OperatorConsole {
   readonly #sessions: ConsoleSessions;
+  /** Ledger pages being read, per organization: at most LEDGER_READS_AT_ONCE (see ledger). */
+  readonly #ledgerReads = new OrgSlots(() => LEDGER_READS_AT_ONCE, 'console ledger pages being read');
   /** The ledger files' sums the charts and pages read (ledger-digests.ts); undefined without ledger files. */
   readonly #digests: LedgerDigests | undefined;
 
@@ -193,9 +197,17 @@ export class OperatorConsole {
     const text = call.query.get('page') ?? '0';
     const page = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
     if (!(page <= MAX_LEDGER_PAGE)) throw new ServiceError('invalid_request', `page is a whole number from 0 to ${MAX_LEDGER_PAGE} (got "${text.slice(0, 20)}")`);
-    // The charts' days, no further back: a page never reads more history than the overview does.
-    const { rows, hasOlder } = await recentLedger(this.deps.ledgerDir, this.#digests, call.org, page, firstDayOf(this.deps.clock.now(), DAYS_CHARTED));
-    sendJson(call.res, 200, { page, pageSize: LEDGER_PAGE_SIZE, rows, hasOlder: hasOlder && page < MAX_LEDGER_PAGE }, CONSOLE_HEADERS);
+    // A page holds up to (page + 1) × 25 lines while its files are read: an organization's pages read at once are
+    // bounded, or one admin asking for page 39 a thousand times at once held a million lines.
+    const slot = this.#ledgerReads.of(call.org);
+    slot.take();
+    try {
+      // The charts' days, no further back: a page never reads more history than the overview does.
+      const { rows, hasOlder } = await recentLedger(this.deps.ledgerDir, this.#digests, call.org, page, firstDayOf(this.deps.clock.now(), DAYS_CHARTED));
+      sendJson(call.res, 200, { page, pageSize: LEDGER_PAGE_SIZE, rows, hasOlder: hasOlder && page < MAX_LEDGER_PAGE }, CONSOLE_HEADERS);
+    } finally {
+      slot.give();
+    }
   }
 
   /** The new key is in this answer only (only its hash is kept). Admin keys are configured, never created here. */
