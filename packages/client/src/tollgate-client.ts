@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import { classifyError } from './classify-error.js';
 import { OutcomeUnknownError, TollgateError } from './errors.js';
+import { readBounded } from './read-body.js';
 import { chatFamily, checkedStream, messagesFamily, responsesFamily } from './read-stream.js';
 import { retryDelay, type RetryOptions } from './retry-policy.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, EmbeddingsResponse, Message, MessagesEvent, MessagesRequest, ResponsesEvent, SqlResult, SqlResults, SqlValue } from './types.js';
@@ -22,6 +23,12 @@ export interface TollgateClientOptions {
   retryConnectionFailures?: boolean;
   /** Per attempt, headers and body together; default 10 minutes. */
   timeoutMs?: number;
+  /**
+   * The most one JSON answer, or one event of a stream, may take; default 256 MiB (above every Tollgate default:
+   * `sql.maxResultBytes` 64 MiB, `relay.maxAnswerBytes` 32 MiB). Past it the client hangs up and raises a
+   * TollgateError, so a faulty or hostile server cannot fill the caller's memory. Error bodies are read to 64 KiB.
+   */
+  maxAnswerBytes?: number;
   backoff?: { baseMs?: number; maxMs?: number };
   dispatcher?: Dispatcher;
   /** Injectable for tests: how to wait, and the jitter source. */
@@ -34,6 +41,10 @@ export interface CallOptions {
   /** A model call's Idempotency-Key; by default a fresh one per call, kept across its retries. */
   idempotencyKey?: string;
 }
+
+const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+/** What is read of an error's body: its message and code are at the start; a proxy's page can be endless. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 /** Model calls that run and bill: they carry an Idempotency-Key. */
 const idempotentPaths = new Set(['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1/embeddings']);
@@ -62,6 +73,7 @@ export class TollgateClient {
       messagesMaxRetries: options.messagesMaxRetries ?? 1,
       retryConnectionFailures: options.retryConnectionFailures ?? false,
       timeoutMs: options.timeoutMs ?? 600_000,
+      maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
       dispatcher: options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 }),
       sleep: options.sleep ?? sleep,
       random: options.random ?? Math.random,
@@ -93,7 +105,7 @@ export class TollgateClient {
 
   async *chatStream(body: ChatRequest, options: CallOptions = {}): AsyncGenerator<ChatChunk> {
     const { stream, headers } = await this.#stream('/v1/chat/completions', { ...body, stream: true }, options);
-    yield* checkedStream(stream, chatFamily, headers) as AsyncGenerator<ChatChunk>;
+    yield* checkedStream(stream, chatFamily, headers, this.#options.maxAnswerBytes) as AsyncGenerator<ChatChunk>;
   }
 
   messages(body: MessagesRequest, options: CallOptions = {}): Promise<Message> {
@@ -102,7 +114,7 @@ export class TollgateClient {
 
   async *messagesStream(body: MessagesRequest, options: CallOptions = {}): AsyncGenerator<MessagesEvent> {
     const { stream, headers } = await this.#stream('/v1/messages', { ...body, stream: true }, options);
-    yield* checkedStream(stream, messagesFamily, headers) as AsyncGenerator<MessagesEvent>;
+    yield* checkedStream(stream, messagesFamily, headers, this.#options.maxAnswerBytes) as AsyncGenerator<MessagesEvent>;
   }
 
   responses(body: Record<string, unknown>, options: CallOptions = {}): Promise<Record<string, unknown>> {
@@ -111,7 +123,7 @@ export class TollgateClient {
 
   async *responsesStream(body: Record<string, unknown>, options: CallOptions = {}): AsyncGenerator<ResponsesEvent> {
     const { stream, headers } = await this.#stream('/v1/responses', { ...body, stream: true }, options);
-    yield* checkedStream(stream, responsesFamily, headers) as AsyncGenerator<ResponsesEvent>;
+    yield* checkedStream(stream, responsesFamily, headers, this.#options.maxAnswerBytes) as AsyncGenerator<ResponsesEvent>;
   }
 
   embeddings(body: { model: string; input: string | string[]; [key: string]: unknown }, options: CallOptions = {}): Promise<EmbeddingsResponse> {
@@ -174,8 +186,9 @@ export class TollgateClient {
       const isStream = (answered['content-type'] ?? '').includes('text/event-stream');
       if (response.statusCode >= 200 && response.statusCode < 300 && isStream === stream) {
         if (stream) return { response, text: '' };
+        let answer: { text: string; cut: boolean };
         try {
-          return { response, text: await response.body.text() };
+          answer = await readBounded(response.body, this.#options.maxAnswerBytes);
         } catch (error) {
           if (options.signal?.aborted) throw error;
           // The answer's head arrived, its body did not: the request ran (contract §7.3 rule 4); retried like a lost connection.
@@ -185,8 +198,12 @@ export class TollgateClient {
           }
           throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: answered, body: undefined, message: `The answer broke off (${(error as Error).message}); the request may have run` }, { cause: error });
         }
+        // A whole answer that is too large: retrying would fetch it again.
+        if (answer.cut) throw new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers: answered, body: undefined, message: `The answer is larger than maxAnswerBytes (${this.#options.maxAnswerBytes} bytes); the client stopped reading it` });
+        return { response, text: answer.text };
       }
-      const text = await response.body.text().catch(() => '');
+      // Status and headers decide an error (contract §7: the body is best-effort): its start is enough.
+      const { text } = await readBounded(response.body, ERROR_BODY_BYTES).catch(() => ({ text: '' }));
       // contract §6.1 rule 1: a failure before output is a JSON answer, checked by Content-Type.
       const error = response.statusCode < 300 ? new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers: answered, body: text, message: `Expected ${stream ? 'a stream' : 'JSON'}, got ${answered['content-type'] ?? 'no content type'}` }) : classifyError(response.statusCode, answered, text);
       const delay = retryDelay(error, attempt, messagesEndpoint, this.#retry, this.#options.random);
