@@ -4,7 +4,7 @@ import { classifyError } from './classify-error.js';
 import { OutcomeUnknownError, TollgateError } from './errors.js';
 import { readBounded } from './read-body.js';
 import { chatFamily, checkedStream, messagesFamily, responsesFamily } from './read-stream.js';
-import { retryDelay, type RetryOptions } from './retry-policy.js';
+import { MAX_WAIT_MS, retryDelay, type RetryOptions } from './retry-policy.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, EmbeddingsResponse, Message, MessagesEvent, MessagesRequest, ResponsesEvent, SqlResult, SqlResults, SqlValue } from './types.js';
 
 export interface TollgateClientOptions {
@@ -30,6 +30,12 @@ export interface TollgateClientOptions {
    */
   maxAnswerBytes?: number;
   backoff?: { baseMs?: number; maxMs?: number };
+  /**
+   * The most one call spends waiting between its attempts, all waits together; default 5 minutes. A retry whose
+   * wait would pass it (a `Retry-After` of days, a 503 storm) is not made: the error is raised at once, its
+   * `retryAfter` telling the caller when to come back.
+   */
+  maxRetryWaitMs?: number;
   dispatcher?: Dispatcher;
   /** Injectable for tests: how to wait, and the jitter source. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -66,6 +72,7 @@ export class TollgateClient {
     if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
     // A key read from a file keeps its newline: no header can carry it, and undici would refuse every call.
     if (options.apiKey !== undefined && !/^[\x21-\x7e]*$/.test(options.apiKey)) throw new TypeError('apiKey must be visible ASCII characters (no spaces or line breaks: trim it)');
+    if (options.maxRetryWaitMs !== undefined && !(options.maxRetryWaitMs >= 0 && options.maxRetryWaitMs <= MAX_WAIT_MS)) throw new TypeError(`maxRetryWaitMs must be between 0 and ${MAX_WAIT_MS} (a longer timer fires at once)`);
     this.#options = {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       apiKey: options.apiKey,
@@ -73,6 +80,7 @@ export class TollgateClient {
       messagesMaxRetries: options.messagesMaxRetries ?? 1,
       retryConnectionFailures: options.retryConnectionFailures ?? false,
       timeoutMs: options.timeoutMs ?? 600_000,
+      maxRetryWaitMs: options.maxRetryWaitMs ?? 300_000,
       maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
       dispatcher: options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 }),
       sleep: options.sleep ?? sleep,
@@ -149,8 +157,19 @@ export class TollgateClient {
   }
 
   /** The wait before retrying a lost connection or a cut answer: exponential, with full jitter. */
-  #backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
-    return this.#options.sleep(this.#options.random() * Math.min(this.#retry.maxMs, this.#retry.baseMs * 2 ** attempt), signal);
+  #backoff(attempt: number): number {
+    return this.#options.random() * Math.min(this.#retry.maxMs, this.#retry.baseMs * 2 ** attempt);
+  }
+
+  /**
+   * Waits `ms` before the call's next attempt, unless its waits together would pass `maxRetryWaitMs`: then false,
+   * and the call raises its last error rather than sleep for as long as a server says.
+   */
+  async #wait(ms: number, call: { waited: number }, signal: AbortSignal | undefined): Promise<boolean> {
+    if (call.waited + ms > this.#options.maxRetryWaitMs) return false;
+    call.waited += ms;
+    await this.#options.sleep(ms, signal);
+    return true;
   }
 
   /** One call with the retry rules of §7.3: attempts, backoff with full jitter, Retry-After as a floor. */
@@ -158,6 +177,7 @@ export class TollgateClient {
     const messagesEndpoint = path.startsWith('/v1/messages');
     const headers = this.#headers(messagesEndpoint, body !== undefined);
     if (idempotentPaths.has(path)) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    const call = { waited: 0 };
     for (let attempt = 0; ; attempt++) {
       let response: Dispatcher.ResponseData;
       const perAttempt = attemptSignal(options.signal, this.#options.timeoutMs);
@@ -176,10 +196,7 @@ export class TollgateClient {
         if (options.signal?.aborted) throw error;
         // Refused before sending (a header value no request can carry): the caller's mistake, nothing ran.
         if (error instanceof errors.InvalidArgumentError) throw error;
-        if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries) {
-          await this.#backoff(attempt, options.signal);
-          continue;
-        }
+        if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries && (await this.#wait(this.#backoff(attempt), call, options.signal))) continue;
         throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: {}, body: undefined, message: `No answer from Tollgate (${(error as Error).message}); the request may have run` }, { cause: error });
       }
       const answered = flatten(response.headers);
@@ -192,10 +209,7 @@ export class TollgateClient {
         } catch (error) {
           if (options.signal?.aborted) throw error;
           // The answer's head arrived, its body did not: the request ran (contract §7.3 rule 4); retried like a lost connection.
-          if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries) {
-            await this.#backoff(attempt, options.signal);
-            continue;
-          }
+          if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries && (await this.#wait(this.#backoff(attempt), call, options.signal))) continue;
           throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: answered, body: undefined, message: `The answer broke off (${(error as Error).message}); the request may have run` }, { cause: error });
         }
         // A whole answer that is too large: retrying would fetch it again.
@@ -210,7 +224,7 @@ export class TollgateClient {
       if (delay === undefined) throw error;
       // An abort that came while the error's body was read: no 'abort' event is left to end the sleep.
       if (options.signal?.aborted) throw options.signal.reason;
-      await this.#options.sleep(delay, options.signal);
+      if (!(await this.#wait(delay, call, options.signal))) throw error;
       if (options.signal?.aborted) throw options.signal.reason;
     }
   }
