@@ -191,6 +191,25 @@ describe('extension: the in-process gateway of an editor session', () => {
     assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant'], 'Retry replaced the cut-off reply');
   });
 
+  it('streams a reply of 882,000 characters in 198,000 chunks to its end in seconds: renders thin out as the reply grows', async function () {
+    this.timeout(60_000);
+    await start();
+    const long = 'All work and no play makes **Jack** a dull boy. '.repeat(18_000);
+    openai.reply({ text: long });
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    const started = Date.now();
+    try {
+      await session.send('a long story please', 'fake-chat');
+    } finally {
+      openai.reply({});
+    }
+    assert.ok(Date.now() - started < 40_000, `took ${Date.now() - started} ms`);
+    assert.equal(session.messages.at(-1)?.content, long);
+    const final = posted.filter((m) => m.type === 'assistant').at(-1);
+    assert.ok(final?.type === 'assistant' && final.done);
+  });
+
   it("explains a provider refusing the request's missing API key with the Set Provider API Key command", async () => {
     await start({}, {});
     const posted: ToChatView[] = [];

@@ -6,6 +6,12 @@ import { recoveryAfter } from './retry-policy.js';
 
 /** Re-rendering Markdown on every token is wasted work; the view is updated at most this often. */
 const RENDER_EVERY_MS = 50;
+/**
+ * And at most once per this many times the last render's cost: each render is of the whole reply, so a long one
+ * (a render past 50 ms) was rendered again on every chunk, the host rendering all the time and the stream slowed
+ * to a chunk per render. With this, rendering takes at most a fifth of the host's time, however long the reply.
+ */
+const RENDER_COST_FACTOR = 4;
 
 interface Queued {
   id: number;
@@ -127,15 +133,16 @@ export class ChatSession {
     const current = () => conversation === this.#conversation;
     this.post({ type: 'busy', busy: true });
     let text = '';
-    let lastRender = 0;
+    let nextRender = 0;
     const render = (done: boolean, flags: { incomplete?: boolean; stopped?: boolean } = {}) => this.post({ type: 'assistant', id, html: renderMarkdown(text), done, ...flags });
     try {
       const client = await this.client();
       for await (const chunk of client.chatStream({ model: this.#model, messages: this.messages }, { signal: abort.signal })) {
         text += chunk.choices[0]?.delta?.content ?? '';
-        if (Date.now() - lastRender >= RENDER_EVERY_MS) {
-          lastRender = Date.now();
+        if (Date.now() >= nextRender) {
+          const started = Date.now();
           render(false);
+          nextRender = Date.now() + Math.max(RENDER_EVERY_MS, RENDER_COST_FACTOR * (Date.now() - started));
         }
       }
       this.#keep(text);
