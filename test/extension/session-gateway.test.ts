@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChatSession } from '../../extension/src/chat/chat-session.js';
+import { ChatSession, MAX_REPLY_CHARS } from '../../extension/src/chat/chat-session.js';
 import { readSchema } from '../../extension/src/databases/schema.js';
 import type { HostSettings } from '../../extension/src/host/host-config.js';
 import { startSessionGateway, type SessionGateway } from '../../extension/src/host/session-gateway.js';
 import type { ToChatView } from '../../extension/src/webview/protocol.js';
 import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeServer } from '../fakes/index.js';
+import { longestStallDuring } from '../support/event-loop-stall.js';
 
 const dist = new URL('../../extension/dist/', import.meta.url);
 const quiet = { info() {}, error() {} };
@@ -207,7 +208,28 @@ describe('extension: the in-process gateway of an editor session', () => {
     assert.ok(Date.now() - started < 40_000, `took ${Date.now() - started} ms`);
     assert.equal(session.messages.at(-1)?.content, long);
     const final = posted.filter((m) => m.type === 'assistant').at(-1);
-    assert.ok(final?.type === 'assistant' && final.done);
+    assert.ok(final?.type === 'assistant' && final.done && !final.tooLong);
+  });
+
+  it('stops a reply that never ends at MAX_REPLY_CHARS, says so, keeps what arrived, and frees the composer; the host never freezes', async function () {
+    this.timeout(60_000);
+    await start();
+    openai.reply({ text: 'All work and no play makes **Jack** a dull boy. ', endless: true });
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    try {
+      const { stallMs } = await longestStallDuring(() => session.send('tell me everything', 'fake-chat'));
+      assert.ok(stallMs < 5_000, `the extension host stood still for ${stallMs} ms`);
+    } finally {
+      openai.reply({});
+    }
+    const final = posted.filter((m) => m.type === 'assistant').at(-1);
+    assert.ok(final?.type === 'assistant' && final.done && final.tooLong === MAX_REPLY_CHARS, JSON.stringify(final && { ...final, html: final.html.length }));
+    assert.deepEqual(posted.at(-1), { type: 'busy', busy: false }, 'the composer is free again');
+    const kept = session.messages.at(-1);
+    assert.equal(kept?.role, 'assistant');
+    assert.ok(typeof kept.content === 'string' && kept.content.length === MAX_REPLY_CHARS && kept.content.startsWith('All work'), `kept ${String(kept.content).length} characters`);
+    assert.equal(posted.find((m) => m.type === 'error'), undefined);
   });
 
   it("explains a provider refusing the request's missing API key with the Set Provider API Key command", async () => {

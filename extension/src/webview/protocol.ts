@@ -58,7 +58,7 @@ export type ToChatView =
   | { type: 'models'; groups: ModelGroup[]; selected: string | undefined }
   | { type: 'user'; id: number; html: string; queued?: boolean }
   | { type: 'dequeued'; id: number }
-  | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean }
+  | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean; /** Cut at this many characters (chat-session.ts MAX_REPLY_CHARS). */ tooLong?: number }
   | { type: 'error'; id: number; explanation: Explanation; recovery?: Recovery }
   | { type: 'busy'; busy: boolean }
   | { type: 'clear' }
