@@ -1,4 +1,5 @@
 import type { ConfigInput } from '@tollgate/middleware';
+import { refuseEnvReferences } from './refuse-env-references.js';
 
 /** The extension's settings that shape its in-process Tollgate (package.json `contributes.configuration`). */
 export interface HostSettings {
@@ -29,9 +30,11 @@ export function providerNames(configured: Iterable<string>): string[] {
  * from SecretStorage into these in-memory objects only: never into settings, files or logs. A built-in
  * provider's key is its usual variable, so a key exported in the shell works too, and one set with the
  * command wins; a provider from settings gets its key only if one is stored (local servers need none).
- * The session key is known by its hash. The organization's wallet is the session budget.
+ * The session key is known by its hash. The organization's wallet is the session budget. A setting that names an
+ * environment variable is refused (refuse-env-references.ts): the config expands them, and settings are a workspace's.
  */
 export function hostConfig(settings: HostSettings, secrets: { providerKeys: Record<string, string>; sessionKeyHash: string }, baseEnv: NodeJS.ProcessEnv): { config: ConfigInput; env: NodeJS.ProcessEnv } {
+  for (const key of ['databases', 'providers', 'models'] as const) refuseEnvReferences(settings[key], `tollgate.${key}`);
   const databases = Object.fromEntries(Object.entries(withScratch(settings.databases)).map(([name, path]) => [name, path === MEMORY || path === '' ? {} : { file: path }]));
   const providers = Object.fromEntries(
     Object.entries(settings.providers).map(([name, provider]) => {
