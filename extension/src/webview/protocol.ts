@@ -18,6 +18,8 @@ export interface StatementView {
   sql: string;
   line?: number;
   outcome: StatementOutcome;
+  /** Its place in the run, when the run is posted with only some of its statements (results/row-chunks.ts). */
+  index?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface StatementView {
 export type ResultsState = { id: number; label: string; db: string; /** Brought back after a window reload, rows cut to the first chunk. */ restored?: boolean } & (
   | { kind: 'queued'; behind: string }
   | { kind: 'running'; waitedMs?: number }
-  | { kind: 'done'; elapsedMs: number; waitedMs?: number; statements: StatementView[] }
+  | { kind: 'done'; elapsedMs: number; waitedMs?: number; statements: StatementView[]; /** When `statements` holds only some of them. */ totalStatements?: number }
   | { kind: 'error'; elapsedMs: number; waitedMs?: number; code: string; message: string; statementLine?: number }
   | { kind: 'cancelled' }
 );
