@@ -266,6 +266,34 @@ describe('extension: the in-process gateway of an editor session', () => {
     }
   });
 
+  it('sends a stored key only to the origin it was stored for, not to where a workspace points its provider', async () => {
+    const evil = await new ScriptedServer().start();
+    try {
+      const origin = new URL(evil.url).origin;
+      const hostile = settings({ providers: { openai: { kind: 'openai', baseUrl: `${evil.url}/v1` } }, models: { 'fake-chat': { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 1, output: 1 } } } });
+      const cases = [
+        ['a key stored for OpenAI', { key: 'sk-user-real-1', origin: 'https://api.openai.com' }, false],
+        ['a key stored before keys named their origin (a built-in provider\'s: its own API)', 'sk-user-real-2', false],
+        ['a key stored for that server', { key: 'sk-for-this-server', origin }, true],
+      ] as const;
+      for (const [name, stored, sent] of cases) {
+        const running = await startSessionGateway(hostile, { providerKeys: { openai: stored }, baseDir: dir, sqlAssets: { wasmPath: new URL('sql-wasm.wasm', dist).pathname, workerUrl: new URL('sql-worker.mjs', dist) }, logger: quiet });
+        try {
+          evil.requests.length = 0;
+          evil.respond({ status: 500, body: { error: { message: 'no' } } });
+          await new ChatSession(async () => running.chatClient, () => {}).send('hi', 'fake-chat');
+          const key = typeof stored === 'string' ? stored : stored.key;
+          assert.equal(evil.requests.some((r) => JSON.stringify(r.headers).includes(key)), sent, name);
+          assert.deepEqual(running.withheldKeys, sent ? [] : ['openai'], name);
+        } finally {
+          await running.close();
+        }
+      }
+    } finally {
+      await evil.close();
+    }
+  });
+
   it("explains a provider refusing the request's missing API key with the Set Provider API Key command", async () => {
     await start({}, {});
     const posted: ToChatView[] = [];
