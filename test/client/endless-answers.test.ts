@@ -59,6 +59,19 @@ describe('@tollgate/client: answers that never end', () => {
     assert.match(error.message, /timeout/i);
     assert.ok(Date.now() - started >= 2500, `ended after ${Date.now() - started} ms, before timeoutMs`);
   });
+
+  it('keeps at most maxAnswerBytes of partial text from a stream that never finishes, however much arrives', async () => {
+    server.respond({ flood: 'data: {"choices":[{"index":0,"delta":{"content":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}]}\n\n'.repeat(64), contentType: 'text/event-stream' });
+    const client = new TollgateClient({ baseUrl: server.url, apiKey: 'k', maxAnswerBytes: 64 * 1024, timeoutMs: 3000 });
+    let received = 0;
+    const error = await (async () => {
+      for await (const chunk of client.chatStream(chatBody)) received += chunk.choices[0]?.delta?.content?.length ?? 0;
+    })().catch((e: unknown) => e);
+    assert.ok(error instanceof StreamInterruptedError, String(error));
+    assert.ok(received > 1024 * 1024, `only ${received} characters arrived: the test needs more than the limit`);
+    assert.ok(error.partialText.length <= 64 * 1024, `the error kept ${error.partialText.length} characters`);
+    assert.ok(error.partialText.startsWith('xxxx'));
+  });
 });
 
 async function until(condition: () => boolean, ms = 10_000): Promise<void> {

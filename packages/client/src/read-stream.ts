@@ -43,7 +43,8 @@ export interface StreamFamily<Event> {
 
 /**
  * Yields a family's events and insists on its normal end: a stream that stops without it, or breaks,
- * raises StreamInterruptedError with the partial text (§6.1 failure mode 2).
+ * raises StreamInterruptedError with the partial text (§6.1 failure mode 2). The partial text is kept to its first
+ * `maxEventBytes` characters: a caller that reads a stream without keeping it must not have the client keep it all.
  */
 export async function* checkedStream<Event>(body: AsyncIterable<Uint8Array>, family: StreamFamily<Event>, headers: Record<string, string>, maxEventBytes: number): AsyncGenerator<Event> {
   let text = '';
@@ -54,7 +55,10 @@ export async function* checkedStream<Event>(body: AsyncIterable<Uint8Array>, fam
     for await (const raw of readEvents(body, maxEventBytes)) {
       const event = family.parse(raw);
       if (event === 'done') continue;
-      text += family.textOf(event);
+      if (text.length < maxEventBytes) {
+        text += family.textOf(event);
+        if (text.length > maxEventBytes) text = text.slice(0, maxEventBytes);
+      }
       if (family.isNormalEnd(event)) ended = true;
       yield event;
     }
