@@ -78,7 +78,7 @@ describe('@tollgate/client: typed errors and the retry rules of contract §7.3',
   it('waits at least Retry-After on 429 rate_limited', async () => {
     server.respond({ status: 429, headers: { 'x-service-reason': 'rate_limited', 'retry-after': '3' }, body: { error: { code: 'rate_limited' } } }, ok);
     await client.chat(chatBody);
-    assert.deepEqual(sleeps, [3000]);
+    assert.deepEqual(sleeps, [3050]); // Retry-After, then the jitter on top (random 0.5 × 100 ms)
   });
 
   it('gives up after maxRetries and raises the last error', async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cellText, storageAt } from '../../extension/src/results/cell-text.js';
 import { moveCell } from '../../extension/src/results/grid-keys.js';
-import { CHUNK_ROWS, RESTORED_ROWS, firstChunks, restorableRuns, rowsChunk } from '../../extension/src/results/row-chunks.js';
+import { CHUNK_ROWS, RESTORED_ROWS, SHOWN_STATEMENTS, firstChunks, restorableRuns, rowsChunk } from '../../extension/src/results/row-chunks.js';
 import { startSessionGateway, type SessionGateway } from '../../extension/src/host/session-gateway.js';
 import type { ResultsState } from '../../extension/src/webview/protocol.js';
 
@@ -38,6 +38,24 @@ describe('extension: the results grid — chunks, restore after reload, keys, no
     }
     assert.deepEqual(seen, tableOf(run).rows);
     assert.equal(tableOf(run).rows.length, 5_000, 'the host keeps every row');
+  });
+
+  it('posts a run of 100,000 statements (a .sql file of them, run whole) as its first and last sections, each with its place', () => {
+    // The view draws a section, and a grid for each table, per statement posted: 100,000 of them froze it.
+    const statements = Array.from({ length: 100_000 }, (_, index) => ({ sql: `SELECT ${index};`, line: index + 1, outcome: { kind: 'table' as const, columns: ['n'], rows: [[index]] } }));
+    const run: ResultsState = { id: 7, label: 'huge.sql', db: 'scratch', kind: 'done', elapsedMs: 1549, statements };
+    for (const posted of [firstChunks(run), restorableRuns([run])[0]!]) {
+      assert.ok(posted.kind === 'done');
+      assert.equal(posted.statements.length, SHOWN_STATEMENTS);
+      const places = posted.statements.map((statement) => statement.index);
+      assert.deepEqual(places.slice(0, 2), [0, 1]);
+      assert.deepEqual(places.slice(-2), [99_998, 99_999], 'the last statements, whose answer a script usually ends on, are shown');
+      assert.equal(posted.totalStatements, 100_000);
+      assert.ok(JSON.stringify(posted).length < 100_000, `${JSON.stringify(posted).length} bytes posted`);
+    }
+    assert.deepEqual(rowsChunk(run, 99_999, 0).rows, [[99_999]], 'rows and exports are asked for by the statement\'s place in the run');
+    const short = firstChunks(tableRun(1, 3));
+    assert.ok(short.kind === 'done' && short.statements.length === 2 && short.totalStatements === undefined, 'a short run is posted whole');
   });
 
   it('answers a chunk of an unknown run or a statement without rows as the end, empty', () => {

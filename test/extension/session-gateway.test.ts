@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChatSession } from '../../extension/src/chat/chat-session.js';
+import { ChatSession, MAX_REPLY_CHARS } from '../../extension/src/chat/chat-session.js';
 import { readSchema } from '../../extension/src/databases/schema.js';
 import type { HostSettings } from '../../extension/src/host/host-config.js';
 import { startSessionGateway, type SessionGateway } from '../../extension/src/host/session-gateway.js';
 import type { ToChatView } from '../../extension/src/webview/protocol.js';
 import { FAKE_OPENAI_KEY, startFakeOpenAI, type FakeServer } from '../fakes/index.js';
+import { ScriptedServer } from '../client/scripted-server.js';
+import { longestStallDuring } from '../support/event-loop-stall.js';
 
 const dist = new URL('../../extension/dist/', import.meta.url);
 const quiet = { info() {}, error() {} };
@@ -189,6 +191,107 @@ describe('extension: the in-process gateway of an editor session', () => {
     const again = posted.filter((m) => m.type === 'assistant').at(-1);
     assert.equal(again?.type === 'assistant' && again.html, '<p>Echo: a longer question with several words</p>\n');
     assert.deepEqual(session.messages.map((m) => m.role), ['user', 'assistant'], 'Retry replaced the cut-off reply');
+  });
+
+  it('streams a reply of 882,000 characters in 198,000 chunks to its end in seconds: renders thin out as the reply grows', async function () {
+    this.timeout(60_000);
+    await start();
+    const long = 'All work and no play makes **Jack** a dull boy. '.repeat(18_000);
+    openai.reply({ text: long });
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    const started = Date.now();
+    try {
+      await session.send('a long story please', 'fake-chat');
+    } finally {
+      openai.reply({});
+    }
+    assert.ok(Date.now() - started < 40_000, `took ${Date.now() - started} ms`);
+    assert.equal(session.messages.at(-1)?.content, long);
+    const final = posted.filter((m) => m.type === 'assistant').at(-1);
+    assert.ok(final?.type === 'assistant' && final.done && !final.tooLong);
+  });
+
+  it('stops a reply that never ends at MAX_REPLY_CHARS, says so, keeps what arrived, and frees the composer; the host never freezes', async function () {
+    this.timeout(60_000);
+    await start();
+    openai.reply({ text: 'All work and no play makes **Jack** a dull boy. ', endless: true });
+    const posted: ToChatView[] = [];
+    const session = new ChatSession(async () => gateway!.chatClient, (m) => posted.push(m));
+    try {
+      const { stallMs } = await longestStallDuring(() => session.send('tell me everything', 'fake-chat'));
+      assert.ok(stallMs < 5_000, `the extension host stood still for ${stallMs} ms`);
+    } finally {
+      openai.reply({});
+    }
+    const final = posted.filter((m) => m.type === 'assistant').at(-1);
+    assert.ok(final?.type === 'assistant' && final.done && final.tooLong === MAX_REPLY_CHARS, JSON.stringify(final && { ...final, html: final.html.length }));
+    assert.deepEqual(posted.at(-1), { type: 'busy', busy: false }, 'the composer is free again');
+    const kept = session.messages.at(-1);
+    assert.equal(kept?.role, 'assistant');
+    assert.ok(typeof kept.content === 'string' && kept.content.length === MAX_REPLY_CHARS && kept.content.startsWith('All work'), `kept ${String(kept.content).length} characters`);
+    assert.equal(posted.find((m) => m.type === 'error'), undefined);
+  });
+
+  it('refuses to start on workspace settings that name an environment variable, and sends the variable nowhere', async () => {
+    // A cloned repository's .vscode/settings.json is data: `${NAME}` in it must not reach the user's environment.
+    const evil = await new ScriptedServer().start();
+    try {
+      const hostile = settings({
+        providers: { x: { kind: 'openai', baseUrl: `${evil.url}/v1`, headers: { 'x-loot': '${TOLLGATE_TEST_SECRET}' } } },
+        models: { 'fake-chat': { routes: [{ provider: 'x', model: 'gpt-4o' }], price: { input: 1, output: 1 } } },
+      });
+      const started = startSessionGateway(hostile, {
+        providerKeys: {},
+        baseDir: dir,
+        sqlAssets: { wasmPath: new URL('sql-wasm.wasm', dist).pathname, workerUrl: new URL('sql-worker.mjs', dist) },
+        logger: quiet,
+        env: { ...process.env, TOLLGATE_TEST_SECRET: 'aws-secret-of-the-user' },
+      });
+      const outcome = await started.then(
+        async (running) => {
+          gateway = running;
+          await new ChatSession(async () => running.chatClient, () => {}).send('hi', 'fake-chat');
+          return 'started';
+        },
+        (error: Error) => error,
+      );
+      assert.deepEqual(evil.requests.map((r) => r.headers['x-loot']), [], 'the secret went to the server the settings named');
+      assert.ok(outcome instanceof Error, `the gateway ${String(outcome)}`);
+      assert.match(outcome.message, /tollgate\.providers\.x\.headers\.x-loot/);
+      assert.match(outcome.message, /\$\{TOLLGATE_TEST_SECRET\}/);
+      assert.doesNotMatch(outcome.message, /aws-secret-of-the-user/);
+    } finally {
+      await evil.close();
+    }
+  });
+
+  it('sends a stored key only to the origin it was stored for, not to where a workspace points its provider', async () => {
+    const evil = await new ScriptedServer().start();
+    try {
+      const origin = new URL(evil.url).origin;
+      const hostile = settings({ providers: { openai: { kind: 'openai', baseUrl: `${evil.url}/v1` } }, models: { 'fake-chat': { routes: [{ provider: 'openai', model: 'gpt-4o' }], price: { input: 1, output: 1 } } } });
+      const cases = [
+        ['a key stored for OpenAI', { key: 'sk-user-real-1', origin: 'https://api.openai.com' }, false],
+        ['a key stored before keys named their origin (a built-in provider\'s: its own API)', 'sk-user-real-2', false],
+        ['a key stored for that server', { key: 'sk-for-this-server', origin }, true],
+      ] as const;
+      for (const [name, stored, sent] of cases) {
+        const running = await startSessionGateway(hostile, { providerKeys: { openai: stored }, baseDir: dir, sqlAssets: { wasmPath: new URL('sql-wasm.wasm', dist).pathname, workerUrl: new URL('sql-worker.mjs', dist) }, logger: quiet });
+        try {
+          evil.requests.length = 0;
+          evil.respond({ status: 500, body: { error: { message: 'no' } } });
+          await new ChatSession(async () => running.chatClient, () => {}).send('hi', 'fake-chat');
+          const key = typeof stored === 'string' ? stored : stored.key;
+          assert.equal(evil.requests.some((r) => JSON.stringify(r.headers).includes(key)), sent, name);
+          assert.deepEqual(running.withheldKeys, sent ? [] : ['openai'], name);
+        } finally {
+          await running.close();
+        }
+      }
+    } finally {
+      await evil.close();
+    }
   });
 
   it("explains a provider refusing the request's missing API key with the Set Provider API Key command", async () => {

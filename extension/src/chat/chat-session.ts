@@ -6,6 +6,20 @@ import { recoveryAfter } from './retry-policy.js';
 
 /** Re-rendering Markdown on every token is wasted work; the view is updated at most this often. */
 const RENDER_EVERY_MS = 50;
+/**
+ * And at most once per this many times the last render's cost: each render is of the whole reply, so a long one
+ * (a render past 50 ms) was rendered again on every chunk, the host rendering all the time and the stream slowed
+ * to a chunk per render. With this, rendering takes at most a fifth of the host's time, however long the reply.
+ */
+const RENDER_COST_FACTOR = 4;
+
+/**
+ * The most of one reply the chat keeps and shows, in characters; past it the stream is ended (the client hangs
+ * up) and the reply marked as cut. A stream that never ends (a looping local model, a faulty provider) grew the
+ * reply, its Markdown render every 50 ms and the saved conversation without bound, and froze the extension host.
+ * No model's reply comes near it: the catalog's largest output budget, 100,000 tokens, is some 400,000 characters.
+ */
+export const MAX_REPLY_CHARS = 1_000_000;
 
 interface Queued {
   id: number;
@@ -127,15 +141,23 @@ export class ChatSession {
     const current = () => conversation === this.#conversation;
     this.post({ type: 'busy', busy: true });
     let text = '';
-    let lastRender = 0;
-    const render = (done: boolean, flags: { incomplete?: boolean; stopped?: boolean } = {}) => this.post({ type: 'assistant', id, html: renderMarkdown(text), done, ...flags });
+    let nextRender = 0;
+    const render = (done: boolean, flags: { incomplete?: boolean; stopped?: boolean; tooLong?: number } = {}) => this.post({ type: 'assistant', id, html: renderMarkdown(text), done, ...flags });
     try {
       const client = await this.client();
       for await (const chunk of client.chatStream({ model: this.#model, messages: this.messages }, { signal: abort.signal })) {
         text += chunk.choices[0]?.delta?.content ?? '';
-        if (Date.now() - lastRender >= RENDER_EVERY_MS) {
-          lastRender = Date.now();
+        if (text.length >= MAX_REPLY_CHARS) {
+          // Cut where a character ends (never between an emoji's two halves); leaving the loop ends the stream.
+          text = text.slice(0, /[\uD800-\uDBFF]/.test(text[MAX_REPLY_CHARS - 1]!) ? MAX_REPLY_CHARS - 1 : MAX_REPLY_CHARS);
+          this.#keep(text);
+          render(true, { tooLong: MAX_REPLY_CHARS });
+          return true;
+        }
+        if (Date.now() >= nextRender) {
+          const started = Date.now();
           render(false);
+          nextRender = Date.now() + Math.max(RENDER_EVERY_MS, RENDER_COST_FACTOR * (Date.now() - started));
         }
       }
       this.#keep(text);

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { startSessionGateway, type SessionGateway } from './session-gateway.js';
 import { spendLabel } from './budget.js';
 import { ProviderKeys } from './provider-keys.js';
-import { MEMORY } from './host-config.js';
+import { MEMORY, providerOrigin } from './host-config.js';
 import { currentDatabase, gatewaySettingKeys, readSettings } from './read-settings.js';
 
 /**
@@ -128,6 +128,10 @@ export class GatewayHost implements vscode.Disposable {
         logger: { info: (message) => this.log.info(message), error: (message, error) => this.log.error(message, error ?? '') },
       });
       this.log.info(`Tollgate listening on ${gateway.url} (session key in memory only)`);
+      for (const provider of gateway.withheldKeys) {
+        const now = providerOrigin(provider, settings.providers) ?? 'an address that is not a URL';
+        void vscode.window.showWarningMessage(`Tollgate did not send the API key stored for "${provider}": the settings now point it at ${now}, and the key was stored for another address. Set the key again (Set Provider API Key) if you trust ${now}.`);
+      }
       this.#url = gateway.url;
       this.#render('running');
       void Promise.resolve().then(() => {

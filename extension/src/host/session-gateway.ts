@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKey, hashKey, tollgate, type Logger, type SqlAssets } from '@tollgate/middleware';
 import { TollgateClient } from '@tollgate/client';
-import { SESSION_ORG, hostConfig, type HostSettings } from './host-config.js';
+import { SESSION_ORG, hostConfig, type HostSettings, type StoredKey } from './host-config.js';
 
 /** Tollgate running inside the extension host for one editor session. */
 export interface SessionGateway {
@@ -11,13 +11,15 @@ export interface SessionGateway {
   client: TollgateClient;
   /** No automatic retries: the chat view shows rate limits as a countdown and retries itself. */
   chatClient: TollgateClient;
+  /** Providers whose stored key was not sent: it was stored for another origin than their settings name now. */
+  withheldKeys: string[];
   /** What is left of the session budget, USD (the session organization's wallet). */
   walletUsd(): Promise<number>;
   close(): Promise<void>;
 }
 
 export interface SessionGatewayOptions {
-  providerKeys: Record<string, string>;
+  providerKeys: Record<string, StoredKey>;
   /** Relative database paths resolve against it: the first workspace folder. */
   baseDir: string;
   sqlAssets?: SqlAssets;
@@ -31,7 +33,7 @@ export interface SessionGatewayOptions {
  */
 export async function startSessionGateway(settings: HostSettings, options: SessionGatewayOptions): Promise<SessionGateway> {
   const sessionKey = generateKey();
-  const { config, env } = hostConfig(settings, { providerKeys: options.providerKeys, sessionKeyHash: hashKey(sessionKey) }, options.env ?? process.env);
+  const { config, env, withheldKeys } = hostConfig(settings, { providerKeys: options.providerKeys, sessionKeyHash: hashKey(sessionKey) }, options.env ?? process.env);
   const gate = tollgate(config, { env, baseDir: options.baseDir, logger: options.logger, ...(options.sqlAssets ? { sqlAssets: options.sqlAssets } : {}) });
   const server = createServer(gate);
   try {
@@ -46,6 +48,7 @@ export async function startSessionGateway(settings: HostSettings, options: Sessi
     url,
     client: new TollgateClient({ baseUrl: url, apiKey: sessionKey }),
     chatClient: new TollgateClient({ baseUrl: url, apiKey: sessionKey, maxRetries: 0, messagesMaxRetries: 0 }),
+    withheldKeys,
     walletUsd: async () => (await gate.admin.usage(SESSION_ORG)).wallet,
     async close() {
       server.closeAllConnections();

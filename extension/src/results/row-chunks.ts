@@ -1,4 +1,4 @@
-import type { ResultsState, SqlStorage, StatementOutcome } from '../webview/protocol.js';
+import type { ResultsState, SqlStorage, StatementOutcome, StatementView } from '../webview/protocol.js';
 
 /**
  * Rows cross to the results view in chunks of this many: the first with the run, the rest as the view asks
@@ -9,6 +9,14 @@ export const CHUNK_ROWS = 2000;
 
 /** Rows per table kept over a window reload: workspace state is no place for whole results. */
 export const RESTORED_ROWS = 200;
+
+/**
+ * Statement sections a run is posted (and kept over a reload) with at most: its first and last halves, each
+ * marked with its place in the run. The view draws a section, and a grid for each table, per statement: a `.sql`
+ * file of 100,000 statements run whole posted 13 MB and drew 100,000 grids. The last ones are where a script
+ * usually ends on its answer; rows and exports are asked for by place, so every shown statement keeps them.
+ */
+export const SHOWN_STATEMENTS = 200;
 
 type TableOutcome = Extract<StatementOutcome, { kind: 'table' }>;
 
@@ -22,7 +30,16 @@ function cutTable(outcome: TableOutcome, limit: number): TableOutcome {
 
 function cutRun(run: ResultsState, limit: number): ResultsState {
   if (run.kind !== 'done') return run;
-  return { ...run, statements: run.statements.map((statement) => (statement.outcome.kind === 'table' ? { ...statement, outcome: cutTable(statement.outcome, limit) } : statement)) };
+  const statements = shownStatements(run.statements).map((statement) => (statement.outcome.kind === 'table' ? { ...statement, outcome: cutTable(statement.outcome, limit) } : statement));
+  return { ...run, statements, ...(statements.length < run.statements.length ? { totalStatements: run.statements.length } : {}) };
+}
+
+/** A run's statements, or past SHOWN_STATEMENTS its first and last halves, each with its place. */
+function shownStatements(statements: readonly StatementView[]): readonly StatementView[] {
+  if (statements.length <= SHOWN_STATEMENTS) return statements;
+  const half = SHOWN_STATEMENTS / 2;
+  const placed = (from: number, to: number) => statements.slice(from, to).map((statement, offset) => ({ ...statement, index: from + offset }));
+  return [...placed(0, half), ...placed(statements.length - half, statements.length)];
 }
 
 /**

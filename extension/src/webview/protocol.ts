@@ -18,6 +18,8 @@ export interface StatementView {
   sql: string;
   line?: number;
   outcome: StatementOutcome;
+  /** Its place in the run, when the run is posted with only some of its statements (results/row-chunks.ts). */
+  index?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface StatementView {
 export type ResultsState = { id: number; label: string; db: string; /** Brought back after a window reload, rows cut to the first chunk. */ restored?: boolean } & (
   | { kind: 'queued'; behind: string }
   | { kind: 'running'; waitedMs?: number }
-  | { kind: 'done'; elapsedMs: number; waitedMs?: number; statements: StatementView[] }
+  | { kind: 'done'; elapsedMs: number; waitedMs?: number; statements: StatementView[]; /** When `statements` holds only some of them. */ totalStatements?: number }
   | { kind: 'error'; elapsedMs: number; waitedMs?: number; code: string; message: string; statementLine?: number }
   | { kind: 'cancelled' }
 );
@@ -58,7 +60,7 @@ export type ToChatView =
   | { type: 'models'; groups: ModelGroup[]; selected: string | undefined }
   | { type: 'user'; id: number; html: string; queued?: boolean }
   | { type: 'dequeued'; id: number }
-  | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean }
+  | { type: 'assistant'; id: number; html: string; done: boolean; incomplete?: boolean; stopped?: boolean; /** Cut at this many characters (chat-session.ts MAX_REPLY_CHARS). */ tooLong?: number }
   | { type: 'error'; id: number; explanation: Explanation; recovery?: Recovery }
   | { type: 'busy'; busy: boolean }
   | { type: 'clear' }

@@ -11,7 +11,7 @@ export interface RetryOptions {
 }
 
 /** The longest wait setTimeout can hold. */
-const MAX_WAIT_MS = 2 ** 31 - 1;
+export const MAX_WAIT_MS = 2 ** 31 - 1;
 
 const retryableStatuses = new Set([500, 502, 503, 504]);
 
@@ -20,7 +20,7 @@ const retryableStatuses = new Set([500, 502, 503, 504]);
  * the next one — or `undefined` to stop and raise the error.
  *
  * @example
- * retryDelay(rateLimitedError, 0, false, options, Math.random) // ≥ Retry-After × 1000
+ * retryDelay(rateLimitedError, 0, false, options, Math.random) // Retry-After × 1000 + jitter
  */
 export function retryDelay(error: TollgateError, attempt: number, messagesEndpoint: boolean, options: RetryOptions, random: () => number): number | undefined {
   if (error instanceof AllowanceExhaustedError) return undefined; // rule 2: waiting does not help
@@ -41,5 +41,7 @@ export function retryDelay(error: TollgateError, attempt: number, messagesEndpoi
   }
   // A wait no timer can hold (setTimeout turns anything past 2^31-1 ms into 1 ms): give up rather than retry at once.
   if (floor > MAX_WAIT_MS) return undefined;
-  return Math.max(backoff, floor);
+  // The jitter goes on top of the floor: every client told "Retry-After: 2" coming back at exactly 2 s is the
+  // very storm that made the server send it (rule 1 asks for both).
+  return floor + backoff;
 }

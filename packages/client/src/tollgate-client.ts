@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import { classifyError } from './classify-error.js';
 import { OutcomeUnknownError, TollgateError } from './errors.js';
+import { readBounded } from './read-body.js';
 import { chatFamily, checkedStream, messagesFamily, responsesFamily } from './read-stream.js';
-import { retryDelay, type RetryOptions } from './retry-policy.js';
+import { MAX_WAIT_MS, retryDelay, type RetryOptions } from './retry-policy.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, EmbeddingsResponse, Message, MessagesEvent, MessagesRequest, ResponsesEvent, SqlResult, SqlResults, SqlValue } from './types.js';
 
 export interface TollgateClientOptions {
@@ -22,7 +23,19 @@ export interface TollgateClientOptions {
   retryConnectionFailures?: boolean;
   /** Per attempt, headers and body together; default 10 minutes. */
   timeoutMs?: number;
+  /**
+   * The most one JSON answer, or one event of a stream, may take; default 256 MiB (above every Tollgate default:
+   * `sql.maxResultBytes` 64 MiB, `relay.maxAnswerBytes` 32 MiB). Past it the client hangs up and raises a
+   * TollgateError, so a faulty or hostile server cannot fill the caller's memory. Error bodies are read to 64 KiB.
+   */
+  maxAnswerBytes?: number;
   backoff?: { baseMs?: number; maxMs?: number };
+  /**
+   * The most one call spends waiting between its attempts, all waits together; default 5 minutes. A retry whose
+   * wait would pass it (a `Retry-After` of days, a 503 storm) is not made: the error is raised at once, its
+   * `retryAfter` telling the caller when to come back.
+   */
+  maxRetryWaitMs?: number;
   dispatcher?: Dispatcher;
   /** Injectable for tests: how to wait, and the jitter source. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -34,6 +47,10 @@ export interface CallOptions {
   /** A model call's Idempotency-Key; by default a fresh one per call, kept across its retries. */
   idempotencyKey?: string;
 }
+
+const DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+/** What is read of an error's body: its message and code are at the start; a proxy's page can be endless. */
+const ERROR_BODY_BYTES = 64 * 1024;
 
 /** Model calls that run and bill: they carry an Idempotency-Key. */
 const idempotentPaths = new Set(['/v1/chat/completions', '/v1/messages', '/v1/responses', '/v1/embeddings']);
@@ -55,6 +72,7 @@ export class TollgateClient {
     if (!/^https?:\/\//.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
     // A key read from a file keeps its newline: no header can carry it, and undici would refuse every call.
     if (options.apiKey !== undefined && !/^[\x21-\x7e]*$/.test(options.apiKey)) throw new TypeError('apiKey must be visible ASCII characters (no spaces or line breaks: trim it)');
+    if (options.maxRetryWaitMs !== undefined && !(options.maxRetryWaitMs >= 0 && options.maxRetryWaitMs <= MAX_WAIT_MS)) throw new TypeError(`maxRetryWaitMs must be between 0 and ${MAX_WAIT_MS} (a longer timer fires at once)`);
     this.#options = {
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       apiKey: options.apiKey,
@@ -62,6 +80,8 @@ export class TollgateClient {
       messagesMaxRetries: options.messagesMaxRetries ?? 1,
       retryConnectionFailures: options.retryConnectionFailures ?? false,
       timeoutMs: options.timeoutMs ?? 600_000,
+      maxRetryWaitMs: options.maxRetryWaitMs ?? 300_000,
+      maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
       dispatcher: options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000 }),
       sleep: options.sleep ?? sleep,
       random: options.random ?? Math.random,
@@ -93,7 +113,7 @@ export class TollgateClient {
 
   async *chatStream(body: ChatRequest, options: CallOptions = {}): AsyncGenerator<ChatChunk> {
     const { stream, headers } = await this.#stream('/v1/chat/completions', { ...body, stream: true }, options);
-    yield* checkedStream(stream, chatFamily, headers) as AsyncGenerator<ChatChunk>;
+    yield* checkedStream(stream, chatFamily, headers, this.#options.maxAnswerBytes) as AsyncGenerator<ChatChunk>;
   }
 
   messages(body: MessagesRequest, options: CallOptions = {}): Promise<Message> {
@@ -102,7 +122,7 @@ export class TollgateClient {
 
   async *messagesStream(body: MessagesRequest, options: CallOptions = {}): AsyncGenerator<MessagesEvent> {
     const { stream, headers } = await this.#stream('/v1/messages', { ...body, stream: true }, options);
-    yield* checkedStream(stream, messagesFamily, headers) as AsyncGenerator<MessagesEvent>;
+    yield* checkedStream(stream, messagesFamily, headers, this.#options.maxAnswerBytes) as AsyncGenerator<MessagesEvent>;
   }
 
   responses(body: Record<string, unknown>, options: CallOptions = {}): Promise<Record<string, unknown>> {
@@ -111,7 +131,7 @@ export class TollgateClient {
 
   async *responsesStream(body: Record<string, unknown>, options: CallOptions = {}): AsyncGenerator<ResponsesEvent> {
     const { stream, headers } = await this.#stream('/v1/responses', { ...body, stream: true }, options);
-    yield* checkedStream(stream, responsesFamily, headers) as AsyncGenerator<ResponsesEvent>;
+    yield* checkedStream(stream, responsesFamily, headers, this.#options.maxAnswerBytes) as AsyncGenerator<ResponsesEvent>;
   }
 
   embeddings(body: { model: string; input: string | string[]; [key: string]: unknown }, options: CallOptions = {}): Promise<EmbeddingsResponse> {
@@ -137,8 +157,19 @@ export class TollgateClient {
   }
 
   /** The wait before retrying a lost connection or a cut answer: exponential, with full jitter. */
-  #backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
-    return this.#options.sleep(this.#options.random() * Math.min(this.#retry.maxMs, this.#retry.baseMs * 2 ** attempt), signal);
+  #backoff(attempt: number): number {
+    return this.#options.random() * Math.min(this.#retry.maxMs, this.#retry.baseMs * 2 ** attempt);
+  }
+
+  /**
+   * Waits `ms` before the call's next attempt, unless its waits together would pass `maxRetryWaitMs`: then false,
+   * and the call raises its last error rather than sleep for as long as a server says.
+   */
+  async #wait(ms: number, call: { waited: number }, signal: AbortSignal | undefined): Promise<boolean> {
+    if (call.waited + ms > this.#options.maxRetryWaitMs) return false;
+    call.waited += ms;
+    await this.#options.sleep(ms, signal);
+    return true;
   }
 
   /** One call with the retry rules of §7.3: attempts, backoff with full jitter, Retry-After as a floor. */
@@ -146,6 +177,7 @@ export class TollgateClient {
     const messagesEndpoint = path.startsWith('/v1/messages');
     const headers = this.#headers(messagesEndpoint, body !== undefined);
     if (idempotentPaths.has(path)) headers['idempotency-key'] = options.idempotencyKey ?? randomUUID();
+    const call = { waited: 0 };
     for (let attempt = 0; ; attempt++) {
       let response: Dispatcher.ResponseData;
       const perAttempt = attemptSignal(options.signal, this.#options.timeoutMs);
@@ -164,36 +196,35 @@ export class TollgateClient {
         if (options.signal?.aborted) throw error;
         // Refused before sending (a header value no request can carry): the caller's mistake, nothing ran.
         if (error instanceof errors.InvalidArgumentError) throw error;
-        if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries) {
-          await this.#backoff(attempt, options.signal);
-          continue;
-        }
+        if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries && (await this.#wait(this.#backoff(attempt), call, options.signal))) continue;
         throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: {}, body: undefined, message: `No answer from Tollgate (${(error as Error).message}); the request may have run` }, { cause: error });
       }
       const answered = flatten(response.headers);
       const isStream = (answered['content-type'] ?? '').includes('text/event-stream');
       if (response.statusCode >= 200 && response.statusCode < 300 && isStream === stream) {
         if (stream) return { response, text: '' };
+        let answer: { text: string; cut: boolean };
         try {
-          return { response, text: await response.body.text() };
+          answer = await readBounded(response.body, this.#options.maxAnswerBytes);
         } catch (error) {
           if (options.signal?.aborted) throw error;
           // The answer's head arrived, its body did not: the request ran (contract §7.3 rule 4); retried like a lost connection.
-          if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries) {
-            await this.#backoff(attempt, options.signal);
-            continue;
-          }
+          if (this.#options.retryConnectionFailures && attempt < this.#retry.maxRetries && (await this.#wait(this.#backoff(attempt), call, options.signal))) continue;
           throw new OutcomeUnknownError({ status: 0, code: undefined, reason: undefined, headers: answered, body: undefined, message: `The answer broke off (${(error as Error).message}); the request may have run` }, { cause: error });
         }
+        // A whole answer that is too large: retrying would fetch it again.
+        if (answer.cut) throw new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers: answered, body: undefined, message: `The answer is larger than maxAnswerBytes (${this.#options.maxAnswerBytes} bytes); the client stopped reading it` });
+        return { response, text: answer.text };
       }
-      const text = await response.body.text().catch(() => '');
+      // Status and headers decide an error (contract §7: the body is best-effort): its start is enough.
+      const { text } = await readBounded(response.body, ERROR_BODY_BYTES).catch(() => ({ text: '' }));
       // contract §6.1 rule 1: a failure before output is a JSON answer, checked by Content-Type.
       const error = response.statusCode < 300 ? new TollgateError({ status: response.statusCode, code: undefined, reason: undefined, headers: answered, body: text, message: `Expected ${stream ? 'a stream' : 'JSON'}, got ${answered['content-type'] ?? 'no content type'}` }) : classifyError(response.statusCode, answered, text);
       const delay = retryDelay(error, attempt, messagesEndpoint, this.#retry, this.#options.random);
       if (delay === undefined) throw error;
       // An abort that came while the error's body was read: no 'abort' event is left to end the sleep.
       if (options.signal?.aborted) throw options.signal.reason;
-      await this.#options.sleep(delay, options.signal);
+      if (!(await this.#wait(delay, call, options.signal))) throw error;
       if (options.signal?.aborted) throw options.signal.reason;
     }
   }

@@ -79,6 +79,7 @@ window.addEventListener('message', (event: MessageEvent<ToChatView>) => {
       const next = bubble('assistant', message.id, message.html, message.done ? '' : 'streaming');
       if (message.incomplete) next.append(el('p', { class: 'badge incomplete', role: 'alert' }, '⚠ Incomplete: the stream broke before the model finished. ', retryButton('Retry')));
       if (message.stopped) next.append(el('p', { class: 'badge' }, 'Stopped. ', retryButton('Regenerate')));
+      if (message.tooLong) next.append(el('p', { class: 'badge incomplete', role: 'alert' }, `⚠ Stopped: the reply passed ${message.tooLong.toLocaleString()} characters, the most the chat keeps. `, retryButton('Regenerate')));
       if (message.done) addCodeActions(next);
       if (existing) existing.replaceWith(next);
       else transcript.append(next);

@@ -66,10 +66,17 @@ function body(run: ResultsState): HTMLElement[] {
       return [header, el('div', { class: 'error', role: 'alert' }, el('strong', {}, run.code), ': ', run.message, run.statementLine ? ` (statement at line ${run.statementLine})` : '')];
     case 'done': {
       const last = run.statements.at(-1)?.outcome;
-      if (run.statements.length > 1) header.append(el('span', { class: 'count' }, `${run.statements.length} statements`));
+      const total = run.totalStatements ?? run.statements.length;
+      if (total > 1) header.append(el('span', { class: 'count' }, `${total} statements`));
       else if (last?.kind === 'table') header.append(el('span', { class: 'count' }, plural(last.totalRows ?? last.rows.length, 'row')));
       header.append(...timing(run.elapsedMs, run.waitedMs));
-      return [header, ...run.statements.map((statement, index) => section(run, statement, index))];
+      // A long run comes as its first and last statements (row-chunks.ts): the ones between are counted, not drawn.
+      return [header, ...run.statements.flatMap((statement, position) => {
+        const index = statement.index ?? position;
+        const skipped = index - (run.statements[position - 1]?.index ?? index - 1) - 1;
+        const gap = skipped > 0 ? [el('p', { class: 'status omitted', role: 'status' }, `${skipped} more statements ran here, not shown: the results show a run's first and last ${run.statements.length / 2}.`)] : [];
+        return [...gap, section(run, statement, index)];
+      })];
     }
   }
 }
