@@ -54,6 +54,8 @@ export interface ScriptedReply {
   cachedTokens?: number;
   /** Prompt tokens written to the cache: Anthropic's `cache_creation_input_tokens` (others have none). */
   cacheWriteTokens?: number;
+  /** The whole text whatever output budget the request sets (a server that does not honour `max_tokens`). */
+  ignoresBudget?: boolean;
 }
 
 /** Every answer's bytes (headers with the first piece) go out `bytes` at a time, one piece per `intervalMs`. */

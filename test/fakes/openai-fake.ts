@@ -43,7 +43,7 @@ function chat(ctx: FakeContext): void | Promise<void> {
   const structured = body?.response_format?.type === 'json_schema' || body?.response_format?.type === 'json_object';
   const whole = structured && fake.reply_.json !== undefined ? JSON.stringify(fake.reply_.json) : (fake.reply_.text ?? echoReply(textOfMessages(lastUser ? [lastUser] : [])));
   // As OpenAI does: generation stops at the output budget, with finish_reason "length" (one word = one token here).
-  const budget = typeof body?.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body?.max_tokens === 'number' ? body.max_tokens : undefined;
+  const budget = fake.reply_.ignoresBudget ? undefined : typeof body?.max_completion_tokens === 'number' ? body.max_completion_tokens : typeof body?.max_tokens === 'number' ? body.max_tokens : undefined;
   const truncated = budget !== undefined && countWords(whole) > budget;
   const text = truncated ? whole.split(/\s+/).filter(Boolean).slice(0, budget).join(' ') : whole;
   const toolCalls = (fake.reply_.toolCalls ?? []).map((call, index) => ({ id: `call_${index}_${++sequence}`, type: 'function' as const, function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
