@@ -283,6 +283,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     this.#closed = true;
     clearTimeout(this.#catchUpRetry);
     await this.#legacyLedger;
+    await this.idempotency.close();
     await this.#ledgerExport?.close();
     this.#subscriber?.disconnect();
     this.redis.disconnect();
