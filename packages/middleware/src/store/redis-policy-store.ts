@@ -29,6 +29,11 @@ const REVOKED: Refusal = { verdict: 'revoked' };
 const WALLET_EMPTY: Refusal = { verdict: 'wallet' };
 /** A catch-up (naming configured keys, reading revocations) that failed is tried again after this long. */
 const CATCH_UP_RETRY_MS = 1_000;
+/**
+ * How often the subscription is pinged: a subscriber only listens, so a connection that died without a FIN (a NAT or
+ * firewall that dropped its state) was never noticed, and every revocation after it was missed on the SQL endpoint.
+ */
+const SUBSCRIPTION_PING_MS = 2_000;
 
 /** What a Redis admission left for its settlement: its lease id and the seconds its token estimates count in. */
 export interface RedisTicket {
@@ -64,6 +69,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
 
   /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
   #subscriber: Redis | Cluster | undefined;
+  #subscriptionPing: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly redis: ScriptedRedis,
@@ -139,6 +145,12 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     this.#subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, keyId: string) => this.keys.revoke(keyId));
+    // Unanswered within the deadline, the ping drops the connection (socketTimeout): the reconnection subscribes
+    // again and reads every revocation made meanwhile. Only while connected, so no ping queues while Redis is away.
+    this.#subscriptionPing = setInterval(() => {
+      if (subscriber.status === 'ready') subscriber.ping().catch(() => undefined);
+    }, SUBSCRIPTION_PING_MS);
+    this.#subscriptionPing.unref();
     subscriber.on('ready', () => {
       subscriber
         .subscribe(channel)
@@ -282,6 +294,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#catchUpRetry);
+    clearInterval(this.#subscriptionPing);
     await this.#legacyLedger;
     await this.idempotency.close();
     await this.#ledgerExport?.close();
