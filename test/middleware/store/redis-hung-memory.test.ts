@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { DelayProxy } from '../../support/delay-proxy.js';
 import { RedisServer } from '../../support/redis-server.js';
 import { postJson } from '../../support/gateway.js';
 import { waitUntil } from '../../support/stalled-client.js';
@@ -59,6 +60,25 @@ describe('a hung Redis under traffic', function () {
     } finally {
       redis.resume();
       await stack.close();
+      await redis.close();
+    }
+  });
+
+  it('replaces a connection that died without a FIN: 503 policy_unavailable while it is dead, then served on a new one', async () => {
+    const redis = await RedisServer.start();
+    const proxy = await DelayProxy.start(redis.port);
+    const stack = await startStack({ store: { kind: 'redis', url: proxy.url, ledger: false }, policyTimeoutMs: 300 });
+    const chat = () => postJson(`${stack.gateway.url}/v1/chat/completions`, { model: 'gpt', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8 }, { authorization: `Bearer ${TEST_KEY}` });
+    try {
+      assert.equal((await chat()).status, 200);
+      proxy.delayMs = 2_000_000_000; // what Redis answers on the open connections never arrives (a NAT dropped their state)
+      const refused = await chat();
+      assert.deepEqual([refused.status, refused.headers.get('x-service-reason')], [503, 'policy_unavailable']);
+      proxy.delayMs = 0; // a new connection works; before, the dead one was kept and every request answered 503
+      await waitUntil('the gateway serves again', async () => (await chat()).status === 200, 10_000);
+    } finally {
+      await stack.close();
+      await proxy.close();
       await redis.close();
     }
   });
