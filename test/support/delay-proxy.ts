@@ -4,6 +4,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 export class DelayProxy {
   delayMs = 0;
   readonly #sockets = new Set<Socket>();
+  /** Replies held: cleared at close, so a reply held "forever" does not keep the process alive. */
+  readonly #held = new Set<NodeJS.Timeout>();
   private constructor(
     private readonly server: Server,
     readonly port: number,
@@ -22,10 +24,14 @@ export class DelayProxy {
       let chain = Promise.resolve();
       upstream.on('data', (chunk) => {
         const delay = proxy.delayMs;
-        chain = chain.then(() => new Promise<void>((resolve) => setTimeout(() => {
-          if (!client.destroyed) client.write(chunk);
-          resolve();
-        }, delay)));
+        chain = chain.then(() => new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            proxy.#held.delete(timer);
+            if (!client.destroyed) client.write(chunk);
+            resolve();
+          }, delay);
+          proxy.#held.add(timer);
+        }));
       });
       const end = () => {
         client.destroy();
@@ -39,6 +45,7 @@ export class DelayProxy {
     return proxy;
   }
   async close(): Promise<void> {
+    for (const timer of this.#held) clearTimeout(timer);
     for (const socket of this.#sockets) socket.destroy();
     await new Promise((resolve) => this.server.close(resolve));
   }

@@ -79,7 +79,7 @@ export class Runtime {
       if (warning) this.options.logger.info(warning);
     }
     if (!this.#sql) {
-      this.#sql = SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets, journalHooks: this.options.journalHooks });
+      this.#sql = SqlService.open(this.config.sql, { baseDir: this.options.baseDir, ...this.options.sqlAssets, journalHooks: this.options.journalHooks, organizations: Object.keys(this.config.organizations) });
       // A service that cannot open is answered where sql() is awaited, not as an unhandled rejection here.
       this.#sql.then((sql) => (this.#readySql = sql), () => undefined);
     }

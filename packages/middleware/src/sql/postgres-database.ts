@@ -9,6 +9,7 @@ import { PostgresStatementPlans } from './postgres-statement-plans.js';
 import { sendOwnStatement } from './postgres-own-statement.js';
 import { resetSession, SessionResetFailed, SessionResets } from './postgres-session-reset.js';
 import type { PostgresStatement } from './postgres-statements.js';
+import { OrganizationShares } from './organization-shares.js';
 import { RequestFailure } from './request-failure.js';
 import { ResultBudget } from './result-budget.js';
 import type { QueryOptions } from './sql-database.js';
@@ -25,6 +26,8 @@ export interface PostgresDatabaseOptions {
   idleResetMs: number;
   timeoutMs: number;
   maxRows: number;
+  /** Connections one organization may hold at once; undefined: all of them (one organization reaches it). */
+  perOrganization?: number;
 }
 
 const guarded = new WeakSet<pg.PoolClient>();
@@ -69,14 +72,17 @@ export class PostgresDatabase implements SqlEngine {
   readonly #pool: pg.Pool;
   readonly #plans = new PostgresStatementPlans();
   readonly #sessions: SessionResets;
+  readonly #shares: OrganizationShares | undefined;
 
   constructor(private readonly options: PostgresDatabaseOptions) {
     assertPgClientQueue(pg.Client);
+    // Fail fast when the server is away: a refused connection fails at once, an unanswered one within this.
+    const connectWaitMs = Math.min(options.timeoutMs, 5_000);
+    this.#shares = options.perOrganization === undefined ? undefined : new OrganizationShares(options.perOrganization, connectWaitMs, options.name);
     this.#pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolMax,
-      // Fail fast when the server is away: a refused connection fails at once, an unanswered one within this.
-      connectionTimeoutMillis: Math.min(options.timeoutMs, 5_000),
+      connectionTimeoutMillis: connectWaitMs,
       statement_timeout: options.timeoutMs,
       keepAlive: true,
       keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
@@ -95,6 +101,12 @@ export class PostgresDatabase implements SqlEngine {
 
   async query(query: string, params: SqlParams | undefined, signal: CancelSignal | undefined, options: QueryOptions): Promise<QueryOutcome> {
     const statements = this.#statements(query, params);
+    // Counted against its organization's share of the pool from before it asks the pool until its connection is back.
+    const org = this.#shares && options.org;
+    if (org) {
+      const waiting = this.#shares!.take(org);
+      if (waiting) await waiting;
+    }
     try {
       return await this.#run(statements, signal, options);
     } catch (error) {
@@ -103,6 +115,8 @@ export class PostgresDatabase implements SqlEngine {
       // fails (a 1 ms statement_timeout and many temporary tables to drop); another request must not pay for it.
       if (!(error instanceof ServiceError && error.cause instanceof SessionResetFailed)) throw error;
       return await this.#run(statements, signal, options);
+    } finally {
+      if (org) this.#shares!.give(org);
     }
   }
 

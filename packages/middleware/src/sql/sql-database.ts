@@ -53,6 +53,8 @@ interface Flight {
 /** How one query runs: its limits, and where a streamed answer's chunks go. */
 export interface QueryOptions {
   limits: RequestLimits;
+  /** The caller's organization (undefined when `sql.auth` is off): a PostgreSQL pool is shared out by it. */
+  org?: string;
   onRows?: (text: string) => void;
   timeoutMs?: number;
 }

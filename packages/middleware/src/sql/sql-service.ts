@@ -9,6 +9,7 @@ import { AccessGrants, type SqlCaller } from './access-grants.js';
 import { JournaledFileStore } from './journaled-file-store.js';
 import { MemoryStore } from './memory-store.js';
 import type { JournalEvent, PageJournalOptions } from './page-journal.js';
+import { poolShare } from './organization-shares.js';
 import { PostgresDatabase } from './postgres-database.js';
 import { SqlDatabase } from './sql-database.js';
 import type { SqlEngine } from './sql-engine.js';
@@ -28,6 +29,8 @@ export interface SqlServiceOptions {
   journalHooks?: (database: string) => Pick<PageJournalOptions, 'onGroupCommit' | 'onCheckpoint'>;
   /** Schedules the retry of a failed boot; tests inject a clock. */
   scheduleRetry?: (retry: () => void, delayMs: number) => () => void;
+  /** The configured organizations: a PostgreSQL pool that several of them reach is shared out (organization-shares.ts). */
+  organizations?: readonly string[];
 }
 
 /**
@@ -49,9 +52,14 @@ export class SqlService {
     const wasmPath = options.wasmPath ?? createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
     // The worker sits beside this module: .ts under tsx, .js once built.
     const workerUrl = options.workerUrl ?? new URL(`./sql-worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url);
+    const grants = new AccessGrants(config.databases);
+    const reaching = (db: string) => (config.auth ? (options.organizations ?? []).filter((org) => grants.accessOf(db, { org, readOnlyScope: false }) !== undefined).length : 0);
     const databases = new Map<string, SqlEngine>(
       Object.entries(config.databases).map(([name, db]) => {
-        if (db.kind === 'postgres') return [name, new PostgresDatabase({ name, url: db.url, poolMax: db.pool.max, idleResetMs: db.pool.idleResetMs, timeoutMs: config.timeoutMs, maxRows: config.maxRows })];
+        if (db.kind === 'postgres') {
+          const perOrganization = poolShare(db.pool.max, reaching(name));
+          return [name, new PostgresDatabase({ name, url: db.url, poolMax: db.pool.max, idleResetMs: db.pool.idleResetMs, timeoutMs: config.timeoutMs, maxRows: config.maxRows, perOrganization })];
+        }
         const file = db.file ? resolve(options.baseDir, db.file) : undefined;
         if (file) ensurePrivateDir(dirname(file));
         const store = file ? new JournaledFileStore(file, { segmentBytes: config.journalSegmentBytes, onEvent: options.onJournalEvent, ...options.journalHooks?.(name) }) : new MemoryStore();
@@ -59,7 +67,7 @@ export class SqlService {
         return [name, database];
       }),
     );
-    const service = new SqlService(databases, config);
+    const service = new SqlService(databases, config, grants);
     // Each database's first boot has run (or failed: it answers 503 and retries by itself) before open resolves.
     await Promise.allSettled([...databases.values()].map((db) => db.ready()));
     return service;
@@ -77,7 +85,7 @@ export class SqlService {
   async query(request: SqlQuery, client?: CancelSignal, caller?: SqlCaller): Promise<SqlResult> {
     const { name, database, readOnly } = this.#open(request, caller);
     const limits = { readOnly, maxResultBytes: this.config.maxResultBytes, allResults: request.allResults === true, streamCredit: null };
-    return wireAnswer(await database.query(request.query, request.params, client, { limits }), { db: name });
+    return wireAnswer(await database.query(request.query, request.params, client, { limits, org: caller?.org }), { db: name });
   }
 
   /**
@@ -89,8 +97,8 @@ export class SqlService {
     const { name, database, readOnly } = this.#open(request, caller);
     const limits = { readOnly, maxResultBytes: this.config.maxResultBytes, allResults: request.allResults === true, streamCredit: null };
     const context = { db: name };
-    if (database.queryJson) return database.queryJson(request.query, request.params, client, { limits }, context);
-    return JSON.stringify(wireAnswer(await database.query(request.query, request.params, client, { limits }), context));
+    if (database.queryJson) return database.queryJson(request.query, request.params, client, { limits, org: caller?.org }, context);
+    return JSON.stringify(wireAnswer(await database.query(request.query, request.params, client, { limits, org: caller?.org }), context));
   }
 
   /**
@@ -107,7 +115,7 @@ export class SqlService {
       Atomics.notify(credit, 0);
     };
     const limits = { readOnly, maxResultBytes: this.config.maxResultBytes, allResults: false, streamCredit: credit };
-    const outcome = await database.query(request.query, request.params, client, { limits, onRows: (text) => onRows(text, release), timeoutMs: this.config.streamTimeoutMs });
+    const outcome = await database.query(request.query, request.params, client, { limits, org: caller?.org, onRows: (text) => onRows(text, release), timeoutMs: this.config.streamTimeoutMs });
     const context = { db: name };
     if (outcome.type === 'ok') return { type: 'ok', affected_rows: outcome.affected_rows, context };
     return { type: 'table', row_count: outcome.row_count ?? 0, column_types: outcome.column_types, context };

@@ -2,6 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import { ANSWER_TTL_MS, RUNNING_TTL_MS, type IdempotencyClaim, type IdempotencyStore, type StoredAnswer } from '../idempotency/index.js';
 import { idempotencyIndexKeys, idempotencyKey } from './redis-keys.js';
+import { UnsentFinishes, type UnsentFinish } from './unsent-finishes.js';
 
 /**
  * KEYS: record. ARGV: fingerprint, token, ttl ms. Claims the key (a hash: fp, token), or returns what holds it:
@@ -62,7 +63,8 @@ type BeginReply = null | [Buffer | null, Buffer | null, Buffer | null, Buffer | 
 
 type IdempotencyRedis = (Redis | Cluster) & {
   tollgateIdemBeginBuffer(key: string, fingerprint: string, token: string, ttlMs: number): Promise<BeginReply>;
-  tollgateIdemFinish(key: string, index: string, sizes: string, token: string, state: string, status: number, headers: string, body: Buffer | string, ttlMs: number, maxEntries: number, maxBytes: number): Promise<number>;
+  /** FINISH's KEYS (record, index, sizes), then its ARGV (token, state, status, headers, body, ttl ms, maxEntries, maxBytes). */
+  tollgateIdemFinish(...args: UnsentFinish['args']): Promise<number>;
 };
 
 /**
@@ -75,6 +77,8 @@ type IdempotencyRedis = (Redis | Cluster) & {
  */
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly #redis: IdempotencyRedis;
+  /** Finishes Redis did not take (gone or hung mid-request), sent again until it does. */
+  readonly #unsent: UnsentFinishes;
 
   /** Each organization's index keys, made once (bounded by the organizations). */
   readonly #indexKeys = new Map<string, { index: string; sizes: string }>();
@@ -91,6 +95,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.#redis = redis as IdempotencyRedis;
     this.#redis.defineCommand('tollgateIdemBegin', { numberOfKeys: 1, lua: BEGIN });
     this.#redis.defineCommand('tollgateIdemFinish', { numberOfKeys: 3, lua: FINISH });
+    this.#unsent = new UnsentFinishes((finish) => this.#redis.tollgateIdemFinish(...finish.args), bounds);
   }
 
   async begin(org: string, key: string, fingerprint: string): Promise<IdempotencyClaim> {
@@ -105,16 +110,27 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     return { state: 'done', answer: { status: Number(status!.toString()), headers: JSON.parse(headers!.toString()) as StoredAnswer['headers'], body: body! } };
   }
 
-  async complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): Promise<void> {
+  complete(org: string, key: string, token: string, answer: StoredAnswer | undefined): Promise<void> {
     const { index, sizes } = this.#indexOf(org);
     const { maxEntries, maxBytes } = this.bounds;
-    if (answer) await this.#redis.tollgateIdemFinish(this.#key(org, key), index, sizes, token, KEPT, answer.status, JSON.stringify(answer.headers), answer.body, ANSWER_TTL_MS, maxEntries, maxBytes);
-    else await this.#redis.tollgateIdemFinish(this.#key(org, key), index, sizes, token, NOT_KEPT, 0, '', '', ANSWER_TTL_MS, maxEntries, maxBytes);
+    if (!answer) return this.#finish([this.#key(org, key), index, sizes, token, NOT_KEPT, 0, '', '', ANSWER_TTL_MS, maxEntries, maxBytes], 0);
+    const headers = JSON.stringify(answer.headers);
+    return this.#finish([this.#key(org, key), index, sizes, token, KEPT, answer.status, headers, answer.body, ANSWER_TTL_MS, maxEntries, maxBytes], headers.length + answer.body.length);
   }
 
-  async abandon(org: string, key: string, token: string): Promise<void> {
+  abandon(org: string, key: string, token: string): Promise<void> {
     const { index, sizes } = this.#indexOf(org);
-    await this.#redis.tollgateIdemFinish(this.#key(org, key), index, sizes, token, '', 0, '', '', 0, 0, 0);
+    return this.#finish([this.#key(org, key), index, sizes, token, '', 0, '', '', 0, 0, 0], 0);
+  }
+
+  /** One last attempt at the finishes still unsent (called by the policy store's close). */
+  close(): Promise<void> {
+    return this.#unsent.close();
+  }
+
+  /** Resolves once Redis took it, or it was kept to be sent again: never rejects. */
+  async #finish(args: UnsentFinish['args'], bytes: number): Promise<void> {
+    await this.#redis.tollgateIdemFinish(...args).catch(() => this.#unsent.keep({ args, bytes }));
   }
 
   #indexOf(org: string): { index: string; sizes: string } {

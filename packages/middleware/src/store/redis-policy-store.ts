@@ -17,6 +17,7 @@ import { admitScript, settleScript } from './redis-scripts.js';
 import { RedisIdempotencyStore } from './redis-idempotency-store.js';
 import { paymentMethodScript, topUpScript } from './redis-admin-scripts.js';
 import { connectRedis, type RedisConnection } from './redis-connection.js';
+import { passesByItself } from './redis-refusals.js';
 import { keyKeys, orgKeys, type KeyKeys, type OrgKeys } from './redis-keys.js';
 import { SettlementSpool, type SpooledSettlement } from './settlement-spool.js';
 import { RedisLedgerExport } from './redis-ledger-export.js';
@@ -26,6 +27,13 @@ import { migrateLegacyBalances, migrateLegacyLedger, upgradeSpooledSettlement } 
 const NOTHING_USED: Usage = { inputTokens: 0, outputTokens: 0 };
 const REVOKED: Refusal = { verdict: 'revoked' };
 const WALLET_EMPTY: Refusal = { verdict: 'wallet' };
+/** A catch-up (naming configured keys, reading revocations) that failed is tried again after this long. */
+const CATCH_UP_RETRY_MS = 1_000;
+/**
+ * How often the subscription is pinged: a subscriber only listens, so a connection that died without a FIN (a NAT or
+ * firewall that dropped its state) was never noticed, and every revocation after it was missed on the SQL endpoint.
+ */
+const SUBSCRIPTION_PING_MS = 2_000;
 
 /** What a Redis admission left for its settlement: its lease id and the seconds its token estimates count in. */
 export interface RedisTicket {
@@ -61,6 +69,7 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
 
   /** A second connection in subscriber mode: revocations made on any instance reach this one's KeyRing at once. */
   #subscriber: Redis | Cluster | undefined;
+  #subscriptionPing: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly redis: ScriptedRedis,
@@ -96,11 +105,14 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
       await store.#nameConfiguredKeys();
       await store.#syncRevocations();
     } catch (error) {
-      // Start anyway: admission answers policy_unavailable until Redis is reachable.
-      if (redis.status === 'ready') throw error;
+      // Start anyway: admission answers policy_unavailable until Redis is reachable and takes writes. A Redis that
+      // answers but refuses writes (out of memory, a replica) sends no 'ready' again once it takes them: the
+      // catch-up is retried until it runs (before, the start failed for good: 503 until the process restarted).
+      if (redis.status === 'ready' && !passesByItself(error)) throw error;
+      store.#catchUpUntilDone();
     }
     // Either connection may come back first after an outage; catching up needs this one, so it tries too.
-    redis.on('ready', () => void store.#catchUp().catch(() => undefined));
+    redis.on('ready', () => store.#catchUpUntilDone());
     options.keys.setRemoteLookup((sha256) => store.#lookupKey(sha256));
     const ledger = config.store.ledger;
     if (ledger !== false) {
@@ -133,12 +145,18 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
     this.#subscriber = subscriber;
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, keyId: string) => this.keys.revoke(keyId));
+    // Unanswered within the deadline, the ping drops the connection (socketTimeout): the reconnection subscribes
+    // again and reads every revocation made meanwhile. Only while connected, so no ping queues while Redis is away.
+    this.#subscriptionPing = setInterval(() => {
+      if (subscriber.status === 'ready') subscriber.ping().catch(() => undefined);
+    }, SUBSCRIPTION_PING_MS);
+    this.#subscriptionPing.unref();
     subscriber.on('ready', () => {
       subscriber
         .subscribe(channel)
         .then(() => this.#catchUp())
         .then(subscribed)
-        .catch(() => undefined); // the policy connection's 'ready' (or the next of this one) tries again
+        .catch(() => this.#catchUpUntilDone()); // the next 'ready' of either connection tries again too
     });
     subscriber.connect().catch(() => undefined);
     return first;
@@ -152,6 +170,21 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
    */
   #catchUp(): Promise<void> {
     return this.#nameConfiguredKeys().then(() => this.#syncRevocations());
+  }
+
+  #catchUpRetry: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  /** #catchUp, and again every second until it has run once: Redis may refuse writes without disconnecting. */
+  #catchUpUntilDone(): void {
+    this.#catchUp().catch(() => {
+      if (this.#closed || this.#catchUpRetry) return;
+      this.#catchUpRetry = setTimeout(() => {
+        this.#catchUpRetry = undefined;
+        this.#catchUpUntilDone();
+      }, CATCH_UP_RETRY_MS);
+      this.#catchUpRetry.unref();
+    });
   }
 
   /** Revocations are kept per organization (in its slot, where admission checks them): read each set. */
@@ -259,7 +292,11 @@ export class RedisPolicyStore implements PolicyBackend<RedisTicket, SpooledSettl
 
   /** Called by the Policy once its retries are drained (what Redis still could not take stays in the pending file). */
   async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#catchUpRetry);
+    clearInterval(this.#subscriptionPing);
     await this.#legacyLedger;
+    await this.idempotency.close();
     await this.#ledgerExport?.close();
     this.#subscriber?.disconnect();
     this.redis.disconnect();
