@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ledgerFileReaches, ledgerFiles, readLedgerFile, type LedgerLine } from '../store/index.js';
+import { ledgerFileReaches, ledgerFiles, readLedgerFile } from '../store/index.js';
 
 /** What a set of settlements spent and used. */
 export interface Sum {
@@ -42,7 +42,8 @@ export class LedgerDigests {
   async filesSince(from: number): Promise<string[]> {
     const names = await ledgerFiles(this.dir);
     const wanted = names.filter((_, i) => ledgerFileReaches(names, i, from));
-    for (const name of this.#files.keys()) if (!wanted.includes(name)) this.#files.delete(name);
+    const kept = new Set(wanted);
+    for (const name of this.#files.keys()) if (!kept.has(name)) this.#files.delete(name);
     return wanted;
   }
 
@@ -72,9 +73,10 @@ async function digestFile(dir: string, name: string): Promise<FileDigest> {
     const day = dayOf(line.at);
     let sums = days.get(day);
     if (!sums) days.set(day, (sums = { total: emptySum(), byAlias: new Map(), byKey: new Map() }));
-    add(sums.total, line);
-    add(sumOf(sums.byAlias, line.alias), line);
-    add(sumOf(sums.byKey, line.keyId), line);
+    const settled = { costMicros: line.cost, inputTokens: line.in, outputTokens: line.out, requests: 1 };
+    add(sums.total, settled);
+    add(sumOf(sums.byAlias, line.alias), settled);
+    add(sumOf(sums.byKey, line.keyId), settled);
   }
   return byOrg;
 }
@@ -94,17 +96,10 @@ export function sumOf(sums: Map<string, Sum>, label: string): Sum {
   return sum;
 }
 
-/** Adds a settlement, or another sum, to `sum`. */
-export function add(sum: Sum, line: LedgerLine | Sum): void {
-  if ('t' in line) {
-    sum.costMicros += line.cost;
-    sum.inputTokens += line.in;
-    sum.outputTokens += line.out;
-    sum.requests += 1;
-    return;
-  }
-  sum.costMicros += line.costMicros;
-  sum.inputTokens += line.inputTokens;
-  sum.outputTokens += line.outputTokens;
-  sum.requests += line.requests;
+/** Adds `other` to `sum`. */
+export function add(sum: Sum, other: Sum): void {
+  sum.costMicros += other.costMicros;
+  sum.inputTokens += other.inputTokens;
+  sum.outputTokens += other.outputTokens;
+  sum.requests += other.requests;
 }

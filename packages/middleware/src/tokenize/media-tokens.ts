@@ -16,7 +16,10 @@ export function mediaTokensOf(part: object): number {
   const kind = partKinds[type];
   if (kind === 'image') return IMAGE_TOKENS;
   if (kind === 'document') return isPdf(part) ? PAGE_TOKENS * pagesOf(pdfBase64Of(part)) : 0;
-  if (kind === 'file') return isPdfFile(part) ? PAGE_TOKENS * pagesOf(dataUrlPayload((part as FilePart).file?.file_data ?? (part as FilePart).file_data)) : 0;
+  if (kind === 'file') {
+    const file = fileOf(part);
+    return isPdfFile(file) ? PAGE_TOKENS * pagesOf(dataUrlPayload(file.file_data)) : 0;
+  }
   return 0;
 }
 
@@ -37,11 +40,9 @@ const partKinds: Readonly<Record<string, 'image' | 'document' | 'file'>> = {
   input_file: 'file', // Responses: { file_data | file_url | file_id }
 };
 
-interface FilePart {
-  file?: { file_data?: unknown; filename?: unknown; file_id?: unknown };
+interface FileFields {
   file_data?: unknown;
   filename?: unknown;
-  file_url?: unknown;
 }
 
 /** A Messages document whose source is a PDF (base64 or URL); a text or content source is counted as its text. */
@@ -55,9 +56,13 @@ function pdfBase64Of(part: object): unknown {
   return source?.type === 'base64' ? source.data : undefined;
 }
 
-/** A chat or Responses file part: PDFs are the documents both take (any other file is not read as prompt pages). */
-function isPdfFile(part: object): boolean {
-  const file = (part as FilePart).file ?? (part as FilePart);
+/** A file part's fields: chat nests them (`{file: {file_data}}`), Responses does not (`{file_data}`). */
+function fileOf(part: object): FileFields {
+  return (part as { file?: FileFields }).file ?? (part as FileFields);
+}
+
+/** A chat or Responses file: PDFs are the documents both take (any other file is not read as prompt pages). */
+function isPdfFile(file: FileFields): boolean {
   const data = file.file_data;
   if (typeof data === 'string' && data.startsWith('data:')) return data.startsWith('data:application/pdf');
   const name = file.filename;
