@@ -1,13 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN_KEY, ConsoleClient, TEST_KEY, chat, startConsoleStack } from './console-fixture.js';
+import { ADMIN_KEY, ConsoleClient, TEST_KEY, chat, startConsoleStack, writeLedgerFile } from './console-fixture.js';
 
 const DAY = 86_400_000;
-
-function stampOf(at: number): string {
-  return new Date(at).toISOString().replace(/[-:.]/g, '');
-}
 
 /** One settlement line as the ledger writes it. */
 function settlement(id: string, at: number, org: string, cost: number): string {
@@ -27,10 +23,8 @@ describe('the console charts sum each ledger file once', function () {
     stack = await startConsoleStack();
     assert.equal(await chat(stack.url, TEST_KEY), 200);
     const ledgerDir = join(stack.dir, 'state.json.ledger');
-    mkdirSync(ledgerDir, { recursive: true, mode: 0o700 });
     const yesterday = Math.floor(Date.now() / DAY) * DAY - DAY;
-    const file = join(ledgerDir, `${stampOf(yesterday)}-0001.jsonl`);
-    writeFileSync(file, `${[settlement('a', yesterday + 1000, 'acme', 1_000_000), settlement('b', yesterday + 2000, 'broke', 7_000_000)].join('\n')}\n`, { mode: 0o600 });
+    const file = writeLedgerFile(ledgerDir, yesterday, `${[settlement('a', yesterday + 1000, 'acme', 1_000_000), settlement('b', yesterday + 2000, 'broke', 7_000_000)].join('\n')}\n`);
     const client = new ConsoleClient(stack.url);
     await client.login(ADMIN_KEY);
     const spentYesterday = async () => {

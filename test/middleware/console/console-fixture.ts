@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigInput, TollgateOptions } from '@tollgate/middleware';
@@ -98,4 +98,15 @@ export class ConsoleClient {
   post(path: string, body: unknown, csrfToken: string | null = this.csrfToken) {
     return this.request('POST', path, { body, headers: csrfToken === null ? {} : { 'x-csrf-token': csrfToken } });
   }
+}
+
+/**
+ * Writes a ledger file as the ledger names one started at `startsAt` (`<stamp>-0001.jsonl`, private), creating the
+ * directory; returns its path.
+ */
+export function writeLedgerFile(ledgerDir: string, startsAt: number, text: string): string {
+  mkdirSync(ledgerDir, { recursive: true, mode: 0o700 });
+  const file = join(ledgerDir, `${new Date(startsAt).toISOString().replace(/[-:.]/g, '')}-0001.jsonl`);
+  writeFileSync(file, text, { mode: 0o600 });
+  return file;
 }

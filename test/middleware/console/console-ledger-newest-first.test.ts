@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN_KEY, ConsoleClient, TEST_KEY, chat, startConsoleStack } from './console-fixture.js';
+import { ADMIN_KEY, ConsoleClient, TEST_KEY, chat, startConsoleStack, writeLedgerFile } from './console-fixture.js';
 
 const DAY = 86_400_000;
 const LINES_A_DAY = 20;
 
 /** Settlements of the days before today, one ledger file a day as the ledger names them (`<stamp>-0001.jsonl`). */
 function writeDays(ledgerDir: string, now: number, days: number[]): void {
-  mkdirSync(ledgerDir, { recursive: true, mode: 0o700 });
   const today = Math.floor(now / DAY) * DAY;
   for (const day of days) {
     const start = today - day * DAY;
@@ -17,12 +15,8 @@ function writeDays(ledgerDir: string, now: number, days: number[]): void {
       const at = start + Math.floor((i * DAY) / LINES_A_DAY);
       lines.push(JSON.stringify({ t: 'settle', id: `old-${day}-${i}`, at, org: i % 2 ? 'acme' : 'broke', keyId: i % 2 ? 'acme-app' : 'broke-app', alias: 'gpt', in: 12, out: 40, included: 0, cost: 430, requestId: `req_${day}_${i}`, route: 'openai/gpt-4o-mini' }));
     }
-    writeFileSync(join(ledgerDir, `${stampOf(start)}-0001.jsonl`), `${lines.join('\n')}\n`, { mode: 0o600 });
+    writeLedgerFile(ledgerDir, start, `${lines.join('\n')}\n`);
   }
-}
-
-function stampOf(at: number): string {
-  return new Date(at).toISOString().replace(/[-:.]/g, '');
 }
 
 describe('the console ledger after months of traffic', () => {
@@ -35,7 +29,7 @@ describe('the console ledger after months of traffic', () => {
     const ledgerDir = join(stack.dir, 'state.json.ledger');
     writeDays(ledgerDir, Date.now(), [1, 2, 3]);
     // A file of three months ago that a page of today must never need (it used to read the whole history).
-    writeFileSync(join(ledgerDir, `${stampOf(Date.now() - 90 * DAY)}-0001.jsonl`), '{"t":"settle","at":\u0000\n');
+    writeLedgerFile(ledgerDir, Date.now() - 90 * DAY, '{"t":"settle","at":\u0000\n');
     assert.equal(await chat(stack.url, TEST_KEY), 200);
     const client = new ConsoleClient(stack.url);
     await client.login(ADMIN_KEY);
@@ -58,7 +52,7 @@ describe('the console ledger after months of traffic', () => {
     // Months of history before the charted days (other organizations' traffic, acme's old settlements), and a damaged
     // file among them: a page of a quiet organization used to read all of it, the page's cost growing with the age.
     writeDays(ledgerDir, Date.now(), [40, 41]);
-    writeFileSync(join(ledgerDir, `${stampOf(Date.now() - 90 * DAY)}-0001.jsonl`), '{"t":"settle","at":\u0000\n');
+    writeLedgerFile(ledgerDir, Date.now() - 90 * DAY, '{"t":"settle","at":\u0000\n');
     const client = new ConsoleClient(stack.url);
     await client.login(ADMIN_KEY);
     const page = await client.request('GET', '/api/orgs/acme/ledger?page=0');

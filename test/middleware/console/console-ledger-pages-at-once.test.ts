@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN_KEY, ConsoleClient, TEST_KEY, chat, startConsoleStack } from './console-fixture.js';
+import { ADMIN_KEY, ConsoleClient, TEST_KEY, chat, startConsoleStack, writeLedgerFile } from './console-fixture.js';
 
 const DAY = 86_400_000;
 
@@ -18,11 +17,10 @@ describe("an organization's console ledger pages read at once", function () {
     stack = await startConsoleStack();
     assert.equal(await chat(stack.url, TEST_KEY), 200);
     const ledgerDir = join(stack.dir, 'state.json.ledger');
-    mkdirSync(ledgerDir, { recursive: true, mode: 0o700 });
     // Yesterday's file: 40,000 of acme's settlements, so that a page takes a while to read.
     const yesterday = Math.floor(Date.now() / DAY) * DAY - DAY;
     const lines = Array.from({ length: 40_000 }, (_, i) => JSON.stringify({ t: 'settle', id: `s${i}`, at: yesterday + i, org: 'acme', keyId: 'acme-app', alias: 'gpt', in: 12, out: 40, included: 0, cost: 430, requestId: `req_${i}`, route: 'openai/gpt-4o-mini' }));
-    writeFileSync(join(ledgerDir, `${new Date(yesterday).toISOString().replace(/[-:.]/g, '')}-0001.jsonl`), `${lines.join('\n')}\n`, { mode: 0o600 });
+    writeLedgerFile(ledgerDir, yesterday, `${lines.join('\n')}\n`);
     const client = new ConsoleClient(stack.url);
     await client.login(ADMIN_KEY);
 
